@@ -1,0 +1,79 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target shares: Swift 6 language mode plus the upcoming features the Swift server
+/// ecosystem enables, so strict concurrency and explicit existentials hold everywhere.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let log = Target.Dependency.product(name: "Logging", package: "swift-log")
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let subprocess = Target.Dependency.product(name: "Subprocess", package: "swift-subprocess")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+
+let package = Package(
+    name: "Yrden",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+    ],
+    targets: [
+        // Layer 0: no I/O of their own.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "YrdenProtocol", swiftSettings: strict),
+
+        // Layer 1: one concern each, unaware of the others.
+        .target(name: "YrdenConfig", dependencies: ["YrdenProtocol"], swiftSettings: strict),
+        .target(name: "YrdenHTTPServer", dependencies: ["CMicroHTTPD", log, lifecycle], swiftSettings: strict),
+        .target(name: "YrdenTransport", dependencies: ["YrdenProtocol", log, subprocess], swiftSettings: strict),
+        .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol"], swiftSettings: strict),
+
+        // Layer 2: many upstreams as one.
+        .target(
+            name: "YrdenEngine",
+            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", log, lifecycle],
+            swiftSettings: strict
+        ),
+
+        // Layer 3: HTTP semantics.
+        .target(
+            name: "YrdenFront",
+            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenHTTPServer", log],
+            swiftSettings: strict
+        ),
+
+        // Layer 4: the composition root, a library so tests can start it in-process.
+        .target(
+            name: "YrdenApp",
+            dependencies: ["YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", log, lifecycle],
+            swiftSettings: strict
+        ),
+
+        // Layer 5: the CLI.
+        .executableTarget(
+            name: "yrden",
+            dependencies: ["YrdenApp", "YrdenConfig", "YrdenDemoServer", argumentParser, log],
+            swiftSettings: strict
+        ),
+
+        .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
+        .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig"], swiftSettings: strict),
+        .testTarget(name: "YrdenHTTPServerTests", dependencies: ["YrdenHTTPServer"], swiftSettings: strict),
+        .testTarget(name: "YrdenDemoServerTests", dependencies: ["YrdenDemoServer"], swiftSettings: strict),
+        .testTarget(
+            name: "YrdenEngineTests",
+            dependencies: ["YrdenEngine", "YrdenTransport", "YrdenProtocol", "YrdenConfig"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,78 @@
+extension JSONValue {
+    /// Compact UTF-8 JSON with no raw newline anywhere, so the output is also a valid stdio frame.
+    package func serialized() -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        write(into: &output)
+        return output
+    }
+
+    /// The compact JSON text, for logs and tests.
+    package var jsonText: String {
+        String(decoding: serialized(), as: UTF8.self)
+    }
+
+    package func write(into output: inout [UInt8]) {
+        switch self {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): output.append(contentsOf: String(value).utf8)
+        case .double(let value): Self.writeDouble(value, into: &output)
+        case .string(let value): Self.writeString(value, into: &output)
+        case .array(let values):
+            output.append(UInt8(ascii: "["))
+            for (position, value) in values.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                value.write(into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, value) in object {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                Self.writeString(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                value.write(into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// JSON has no NaN or infinity; they become `null` rather than invalid output.
+    private static func writeDouble(_ value: Double, into output: inout [UInt8]) {
+        guard value.isFinite else {
+            output.append(contentsOf: "null".utf8)
+            return
+        }
+        output.append(contentsOf: value.description.utf8)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ string: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { bytes in
+            var runStart = 0
+            for (position, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+                runStart = position + 1
+                switch byte {
+                case 0x22: output.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default:
+                    output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+                    output.append(hexDigits[Int(byte >> 4)])
+                    output.append(hexDigits[Int(byte & 0x0F)])
+                }
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

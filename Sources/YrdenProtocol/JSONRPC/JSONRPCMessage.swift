@@ -1,0 +1,120 @@
+/// A request: expects exactly one response with the same id.
+package struct JSONRPCRequest: Sendable, Hashable {
+    package var id: JSONRPCID
+    package var method: String
+    package var params: JSONValue?
+
+    package init(id: JSONRPCID, method: String, params: JSONValue? = nil) {
+        self.id = id
+        self.method = method
+        self.params = params
+    }
+}
+
+/// A notification: no id, never answered.
+package struct JSONRPCNotification: Sendable, Hashable {
+    package var method: String
+    package var params: JSONValue?
+
+    package init(method: String, params: JSONValue? = nil) {
+        self.method = method
+        self.params = params
+    }
+}
+
+/// A response: a result or an error. The id is absent when the request's own id could not be read.
+package struct JSONRPCResponse: Sendable, Hashable {
+    package var id: JSONRPCID?
+    package var outcome: Result<JSONValue, JSONRPCError>
+
+    package init(id: JSONRPCID?, outcome: Result<JSONValue, JSONRPCError>) {
+        self.id = id
+        self.outcome = outcome
+    }
+
+    package init(id: JSONRPCID?, result: JSONValue) {
+        self.init(id: id, outcome: .success(result))
+    }
+
+    package init(id: JSONRPCID?, error: JSONRPCError) {
+        self.init(id: id, outcome: .failure(error))
+    }
+}
+
+/// Any JSON-RPC 2.0 message.
+package enum JSONRPCMessage: Sendable, Hashable {
+    case request(JSONRPCRequest)
+    case notification(JSONRPCNotification)
+    case response(JSONRPCResponse)
+}
+
+extension JSONRPCMessage {
+    /// Classifies a parsed JSON value, or throws -32600 saying what is wrong with it.
+    package init(_ value: JSONValue) throws(JSONRPCError) {
+        guard case .object(let object) = value else {
+            throw .invalidRequest("a message must be a JSON object, found \(value.typeName)")
+        }
+        guard object["jsonrpc"] == .string("2.0") else { throw .invalidRequest("\"jsonrpc\" must be \"2.0\"") }
+        let params = object["params"]
+        if let params, params.objectValue == nil, params.arrayValue == nil {
+            throw .invalidRequest("\"params\" must be an object or an array")
+        }
+        if let method = object["method"] {
+            guard case .string(let name) = method else { throw .invalidRequest("\"method\" must be a string") }
+            guard let rawID = object["id"] else {
+                self = .notification(JSONRPCNotification(method: name, params: params))
+                return
+            }
+            guard let id = JSONRPCID(rawID) else { throw .invalidRequest("\"id\" must be a string or an integer") }
+            self = .request(JSONRPCRequest(id: id, method: name, params: params))
+            return
+        }
+        let id = object["id"].flatMap(JSONRPCID.init)
+        if let result = object["result"] {
+            self = .response(JSONRPCResponse(id: id, result: result))
+        } else if let errorValue = object["error"], let error = JSONRPCError(errorValue) {
+            self = .response(JSONRPCResponse(id: id, error: error))
+        } else {
+            throw .invalidRequest("a message needs \"method\", \"result\" or \"error\"")
+        }
+    }
+
+    /// The id of a message that carries one, for error replies to requests that failed validation.
+    package static func bestEffortID(_ value: JSONValue) -> JSONRPCID? {
+        value["id"].flatMap(JSONRPCID.init)
+    }
+
+    package var json: JSONValue {
+        var object: JSONObject = ["jsonrpc": "2.0"]
+        switch self {
+        case .request(let request):
+            object["id"] = request.id.json
+            object["method"] = .string(request.method)
+            if let params = request.params { object["params"] = params }
+        case .notification(let notification):
+            object["method"] = .string(notification.method)
+            if let params = notification.params { object["params"] = params }
+        case .response(let response):
+            object["id"] = response.id?.json ?? .null
+            switch response.outcome {
+            case .success(let result): object["result"] = result
+            case .failure(let error): object["error"] = error.json
+            }
+        }
+        return .object(object)
+    }
+
+    package func serialized() -> [UInt8] { json.serialized() }
+}
+
+extension JSONRPCRequest {
+    package var message: JSONRPCMessage { .request(self) }
+}
+
+extension JSONRPCNotification {
+    package var message: JSONRPCMessage { .notification(self) }
+}
+
+extension JSONRPCResponse {
+    package var message: JSONRPCMessage { .response(self) }
+}

@@ -1,0 +1,41 @@
+/// How a tool or prompt of one upstream is named on the aggregated endpoint: `<prefix><separator><name>`.
+///
+/// Names keep to the characters MCP allows in tool names (`A-Z a-z 0-9 _ - .`) and to at most
+/// ``maxLength`` characters, because many hosts reject anything longer. A name that needs changing to fit
+/// gets a short hash of the original, so two different upstream names never collapse into one and the same
+/// input gives the same name on every run. Calls are routed by table lookup, never by splitting the name.
+package enum QualifiedName {
+    package static let maxLength = 64
+
+    package static func make(prefix: String, separator: String, name: String) -> String {
+        let raw = prefix + separator + name
+        let cleaned = String(raw.unicodeScalars.map { isAllowed($0) ? Character($0) : "_" })
+        if cleaned == raw, raw.utf8.count <= maxLength, !raw.isEmpty { return raw }
+        let suffix = "_" + stableHash(raw)
+        return String(cleaned.prefix(maxLength - suffix.count)) + suffix
+    }
+
+    /// Whether a name may be shown as it is.
+    package static func isValid(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= maxLength && name.unicodeScalars.allSatisfy(isAllowed)
+    }
+
+    private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "_", "-", ".": true
+        default: false
+        }
+    }
+
+    /// 8 hex digits of 32-bit FNV-1a over the UTF-8 bytes: tiny, stable across processes and platforms
+    /// (unlike `Hasher`, which is seeded per process).
+    package static func stableHash(_ text: String) -> String {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in text.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 0x0100_0193
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+}
