@@ -4,7 +4,9 @@ import Testing
 
 @Suite struct QualifiedNameTests {
     @Test func plainNamesArePrefixed() {
-        #expect(QualifiedName.make(prefix: "time", separator: "__", name: "get_current_time") == "time__get_current_time")
+        #expect(
+            QualifiedName.make(prefix: "time", separator: "__", name: "get_current_time") == "time__get_current_time"
+        )
     }
 
     @Test func longNamesAreCutToTheLimitWithAStableHash() {

@@ -86,3 +86,12 @@ extension JSONObject: ExpressibleByDictionaryLiteral {
         self.init(elements)
     }
 }
+
+extension JSONObject {
+    /// Removes `key` and returns what it held.
+    @discardableResult
+    package mutating func removeValue(_ key: String) -> JSONValue? {
+        defer { self[key] = nil }
+        return self[key]
+    }
+}
