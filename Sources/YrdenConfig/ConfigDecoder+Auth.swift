@@ -1,0 +1,62 @@
+import YrdenProtocol
+
+/// The `auth` object of a remote server.
+///
+/// Keys: `type` (required: `"oauth"` or `"none"`); with `"oauth"`, optionally `scopes` (array of strings),
+/// `clientId`, `clientSecret` (strings; a secret needs an id) and `redirectPort` (1–65535). With `"none"` the
+/// other keys are problems, since they would suggest OAuth happens when it does not.
+extension ConfigDecoder {
+    static let authTypes = ["oauth", "none"]
+
+    func decodeAuth(_ reader: JSONReader) -> AuthSpec {
+        guard let object = reader.object(known: OAuthSpec.keys) else { return .none }
+        guard let typeField = object["type"] else {
+            object.report("\"auth\" has no \"type\"", fix: "add \"type\": \"oauth\" or \"type\": \"none\"")
+            return .none
+        }
+        guard let type = typeField.string() else { return .none }
+        switch type {
+        case "none":
+            for key in OAuthSpec.keys.dropFirst() {
+                object[key]?.report(
+                    "\"\(key)\" applies only to \"type\": \"oauth\"",
+                    fix: "remove it, or set \"type\": \"oauth\""
+                )
+            }
+            return .none
+        case "oauth":
+            return .oauth(decodeOAuth(object))
+        default:
+            typeField.report(
+                "unknown auth type \(type.quoted)",
+                fix: KeySuggestion.valueFix(for: type, among: Self.authTypes)
+            )
+            return .none
+        }
+    }
+
+    private func decodeOAuth(_ object: ObjectReader) -> OAuthSpec {
+        var spec = OAuthSpec()
+        for item in object["scopes"]?.array() ?? [] {
+            guard let scope = item.nonEmptyString("the scope") else { continue }
+            if scope.contains(where: \.isWhitespace) {
+                item.report(
+                    "scope \(scope.quoted) contains whitespace",
+                    fix: "list each scope as its own array item"
+                )
+                continue
+            }
+            spec.scopes.append(scope)
+        }
+        spec.clientId = object["clientId"]?.nonEmptyString("clientId")
+        spec.clientSecret = object["clientSecret"]?.nonEmptyString("clientSecret")
+        if spec.clientSecret != nil, !object.contains("clientId") {
+            object["clientSecret"]?.report(
+                "\"clientSecret\" is set without \"clientId\"",
+                fix: "add the \"clientId\" the secret belongs to, or remove the secret to register dynamically"
+            )
+        }
+        spec.redirectPort = object["redirectPort"]?.integer(in: 1...65535, fix: "use a port from 1 to 65535")
+        return spec
+    }
+}

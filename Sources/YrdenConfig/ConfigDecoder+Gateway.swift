@@ -1,0 +1,65 @@
+import YrdenProtocol
+
+/// The `gateway` section.
+///
+/// Keys, all optional:
+/// - `listen` (string, `HOST:PORT`, IPv6 as `[::1]:8750`; default `127.0.0.1:8750`)
+/// - `toolSeparator` (string, 1–8 tool-name characters; default `__`)
+/// - `adminToken` (string; empty or an unset `${VAR}` means no token)
+/// - `allowedOrigins` (array of `scheme://host[:port]`; default none)
+/// - `maxBodyBytes` (integer > 0; default 16 MiB)
+/// - `dataDir` (non-empty string)
+/// - `publicURL` (absolute http/https URL)
+extension ConfigDecoder {
+    static let gatewayKeys = [
+        "listen", "toolSeparator", "adminToken", "allowedOrigins", "maxBodyBytes", "dataDir", "publicURL",
+    ]
+
+    func decodeGateway(_ reader: JSONReader) -> GatewaySettings {
+        var settings = GatewaySettings()
+        guard let object = reader.object(known: Self.gatewayKeys) else { return settings }
+        if let field = object["listen"], let text = field.string() {
+            switch ListenAddress.parse(text) {
+            case .success(let address):
+                settings.listenHost = address.host
+                settings.listenPort = address.port
+            case .failure(let failure):
+                field.report(failure.message, fix: failure.fix)
+            }
+        }
+        if let field = object["toolSeparator"], let separator = field.string() {
+            if let finding = ConfigRules.checkSeparator(separator) {
+                field.report(finding)
+            } else {
+                settings.toolSeparator = separator
+            }
+        }
+        if let field = object["adminToken"], let token = field.string(unsetIsEmpty: true) {
+            settings.adminToken = token.isEmpty ? nil : token
+        }
+        if let items = object["allowedOrigins"]?.array() {
+            for item in items {
+                guard let origin = item.string() else { continue }
+                if let finding = ConfigRules.checkOrigin(origin, shown: item.writtenString) {
+                    item.report(finding)
+                } else {
+                    settings.allowedOrigins.append(origin)
+                }
+            }
+        }
+        if let bytes = object["maxBodyBytes"]?.integer(in: 1...Int.max, fix: "use a number of bytes greater than 0") {
+            settings.maxBodyBytes = bytes
+        }
+        if let directory = object["dataDir"]?.nonEmptyString("dataDir") {
+            settings.dataDir = directory
+        }
+        if let field = object["publicURL"], let url = field.string() {
+            if let finding = ConfigRules.checkHTTPURL(url, shown: field.writtenString) {
+                field.report(finding)
+            } else {
+                settings.publicURL = url
+            }
+        }
+        return settings
+    }
+}

@@ -1,0 +1,88 @@
+import YrdenProtocol
+
+/// The per-server policies: `tools`, `timeouts` and `reconnect`.
+///
+/// - `tools`: `{"allow": [names], "deny": [names]}`, both optional; a name in both lists is a problem because
+///   the intent is unclear.
+/// - `timeouts`: `{"connect", "request", "toolCall"}`, seconds greater than 0; missing ones keep their defaults.
+/// - `reconnect`: `"never"`, or `{"initialDelay", "maxDelay", "maxAttempts"}` where the delays are seconds,
+///   `maxDelay` is at least `initialDelay`, and `maxAttempts` is at least 1 (absent means unlimited).
+extension ConfigDecoder {
+    static let toolFilterKeys = ["allow", "deny"]
+
+    func decodeToolFilter(_ reader: JSONReader) -> ToolFilter {
+        var filter = ToolFilter()
+        guard let object = reader.object(known: Self.toolFilterKeys) else { return filter }
+        if let items = object["allow"]?.array() {
+            filter.allow = items.compactMap { $0.nonEmptyString("the tool name") }
+        }
+        for item in object["deny"]?.array() ?? [] {
+            guard let name = item.nonEmptyString("the tool name") else { continue }
+            if filter.allow?.contains(name) == true {
+                item.report(
+                    "tool \(name.quoted) is both allowed and denied",
+                    fix: "remove it from \"allow\" or from \"deny\""
+                )
+            }
+            filter.deny.append(name)
+        }
+        return filter
+    }
+
+    func decodeTimeouts(_ reader: JSONReader) -> Timeouts {
+        var timeouts = Timeouts()
+        guard let object = reader.object(known: Timeouts.keys) else { return timeouts }
+        if let value = object["connect"]?.seconds() { timeouts.connect = value }
+        if let value = object["request"]?.seconds() { timeouts.request = value }
+        if let value = object["toolCall"]?.seconds() { timeouts.toolCall = value }
+        return timeouts
+    }
+
+    func decodeReconnect(_ reader: JSONReader) -> ReconnectPolicy {
+        let fix = "write \"never\", or an object such as {\"initialDelay\": 1, \"maxDelay\": 60}"
+        switch reader.value {
+        case .string(let word):
+            guard word == "never" else {
+                reader.report("unknown reconnect policy \(word.quoted)", fix: fix)
+                return .default
+            }
+            return .never
+        case .object:
+            return decodeBackoff(reader)
+        default:
+            reader.report("expected \"never\" or an object, found \(reader.value.typeName)", fix: fix)
+            return .default
+        }
+    }
+
+    private func decodeBackoff(_ reader: JSONReader) -> ReconnectPolicy {
+        guard let object = reader.object(known: ReconnectPolicy.keys),
+            case .backoff(var initialDelay, var maxDelay, var maxAttempts) = ReconnectPolicy.default
+        else { return .default }
+        if let value = object["initialDelay"]?.seconds() { initialDelay = value }
+        if let value = object["maxDelay"]?.seconds() { maxDelay = value }
+        if maxDelay < initialDelay, object.contains("initialDelay") || object.contains("maxDelay") {
+            let field = object["maxDelay"] ?? object["initialDelay"]
+            field?.report(
+                "maxDelay (\(maxDelay.secondsText)) is shorter than initialDelay (\(initialDelay.secondsText))",
+                fix: "make maxDelay at least as long as initialDelay"
+            )
+        }
+        if let field = object["maxAttempts"] {
+            maxAttempts = field.integer(
+                in: 1...Int.max,
+                fix: "use a count of at least 1, leave it out for unlimited, or write \"reconnect\": \"never\""
+            )
+        }
+        return .backoff(initialDelay: initialDelay, maxDelay: maxDelay, maxAttempts: maxAttempts)
+    }
+}
+
+extension Duration {
+    /// `"1.5 s"`: how a problem message quotes a duration the operator wrote in seconds.
+    var secondsText: String {
+        let (seconds, attoseconds) = components
+        if attoseconds == 0 { return "\(seconds) s" }
+        return "\(Double(seconds) + Double(attoseconds) / 1e18) s"
+    }
+}

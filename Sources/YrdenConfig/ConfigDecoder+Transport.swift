@@ -1,0 +1,185 @@
+import YrdenProtocol
+
+/// The transport of one server entry: which of `command`, `url` and `type` it has, and the fields that go
+/// with each.
+///
+/// Every present field is read first, whatever the transport turns out to be, so a wrong `args` is reported
+/// even when the entry also has both `command` and `url`. Fields that belong to the other kind of transport
+/// are problems rather than silently ignored: a `headers` on a stdio server would otherwise look as if it sent
+/// a token that it never sends.
+extension ConfigDecoder {
+    enum TransportKind: Equatable {
+        case stdio
+        case http(fallbackToSSE: Bool)
+        case sse
+    }
+
+    static let typeValues = ["stdio", "http", "sse", "streamable-http", "streamableHttp"]
+    static let stdioOnlyKeys = ["args", "env", "cwd"]
+    static let remoteOnlyKeys = ["headers", "auth"]
+
+    func decodeTransport(_ object: ObjectReader) -> TransportSpec? {
+        let command = object["command"].flatMap(decodeCommand)
+        let args = object["args"]?.stringArray()
+        let env = object["env"].map(decodeEnvironment)
+        let cwd = object["cwd"]?.nonEmptyString("cwd")
+        let url = object["url"].flatMap(decodeURL)
+        let headers = object["headers"].map(decodeHeaders)
+        let auth = object["auth"].map(decodeAuth)
+        let pinned = object["type"].flatMap(decodeType)
+        guard let kind = resolveKind(object, pinned: pinned) else { return nil }
+        checkApplicability(object, kind: kind)
+        if case .oauth = auth, let headers, headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
+            object["headers"]?.report(
+                "\"headers\" sets Authorization while \"auth\" is oauth",
+                fix: "remove the Authorization header; OAuth supplies its own bearer token"
+            )
+        }
+        switch kind {
+        case .stdio:
+            guard let command else { return nil }
+            return .stdio(command: command, args: args ?? [], env: env ?? [:], cwd: cwd)
+        case .http(let fallbackToSSE):
+            guard let url else { return nil }
+            return .http(url: url, headers: headers ?? [:], auth: auth ?? .none, fallbackToSSE: fallbackToSSE)
+        case .sse:
+            guard let url else { return nil }
+            return .sse(url: url, headers: headers ?? [:], auth: auth ?? .none)
+        }
+    }
+
+    /// The transport the fields ask for, or `nil` after reporting why they do not add up.
+    private func resolveKind(_ object: ObjectReader, pinned: TransportKind?) -> TransportKind? {
+        let hasCommand = object.contains("command")
+        let hasURL = object.contains("url")
+        switch (hasCommand, hasURL) {
+        case (true, true):
+            object.report(
+                "server has both \"command\" and \"url\"",
+                fix: "keep \"command\" to launch a local stdio server, or \"url\" to reach a remote one, not both"
+            )
+            return nil
+        case (false, false):
+            guard object.suggestedKeys.isDisjoint(with: ["command", "url"]) else { return nil }
+            object.report(
+                "server has neither \"command\" nor \"url\"",
+                fix: "add \"command\" to launch a local stdio server, or \"url\" to reach a remote one"
+            )
+            return nil
+        default:
+            break
+        }
+        guard object.contains("type") else { return hasCommand ? .stdio : .http(fallbackToSSE: true) }
+        guard let pinned, let typeField = object["type"] else { return nil }
+        let typeName = typeField.value.stringValue ?? ""
+        if pinned == .stdio, hasURL {
+            typeField.report(
+                "\"type\": \(typeName.quoted) needs \"command\", but the server has \"url\"",
+                fix: "use \"type\": \"http\" or \"sse\" for a remote server, or replace \"url\" with \"command\""
+            )
+            return nil
+        }
+        if pinned != .stdio, hasCommand {
+            typeField.report(
+                "\"type\": \(typeName.quoted) needs \"url\", but the server has \"command\"",
+                fix: "use \"type\": \"stdio\" for a local server, or replace \"command\" with \"url\""
+            )
+            return nil
+        }
+        return pinned
+    }
+
+    private func checkApplicability(_ object: ObjectReader, kind: TransportKind) {
+        if kind == .stdio {
+            for key in Self.remoteOnlyKeys {
+                object[key]?.report(
+                    "\"\(key)\" applies only to http and sse servers, and this one runs \"command\"",
+                    fix: key == "headers"
+                        ? "remove it; pass secrets to a stdio server through \"env\"" : "remove it"
+                )
+            }
+        } else {
+            for key in Self.stdioOnlyKeys {
+                object[key]?.report(
+                    "\"\(key)\" applies only to stdio servers, and this one connects to \"url\"",
+                    fix: "remove it; a server reached by \"url\" is not started by the gateway"
+                )
+            }
+        }
+    }
+
+    private func decodeType(_ reader: JSONReader) -> TransportKind? {
+        guard let name = reader.string() else { return nil }
+        switch name {
+        case "stdio": return .stdio
+        case "http", "streamable-http", "streamableHttp": return .http(fallbackToSSE: false)
+        case "sse": return .sse
+        default:
+            reader.report(
+                "unknown transport type \(name.quoted)",
+                fix: KeySuggestion.valueFix(for: name, among: Self.typeValues)
+            )
+            return nil
+        }
+    }
+
+    /// The program to run. It is executed directly, not through a shell, so `"npx -y pkg"` cannot work.
+    private func decodeCommand(_ reader: JSONReader) -> String? {
+        guard let command = reader.nonEmptyString("command") else { return nil }
+        let words = command.split(whereSeparator: \.isWhitespace)
+        if words.count > 1, !words[0].contains("/") {
+            let args = words.dropFirst().map { String($0).quoted }.joined(separator: ", ")
+            reader.report(
+                "command \(command.quoted) contains spaces, but it is run directly, not through a shell",
+                fix: "put the program in \"command\" and the rest in \"args\": \"command\": \(String(words[0]).quoted),"
+                    + " \"args\": [\(args)]"
+            )
+            return nil
+        }
+        return command
+    }
+
+    private func decodeURL(_ reader: JSONReader) -> String? {
+        guard let url = reader.string() else { return nil }
+        if let finding = ConfigRules.checkHTTPURL(url, shown: reader.writtenString) {
+            reader.report(finding)
+            return nil
+        }
+        return url
+    }
+
+    private func decodeEnvironment(_ reader: JSONReader) -> [String: String] {
+        var environment: [String: String] = [:]
+        for (name, value, entry) in reader.stringMap() ?? [] {
+            guard !name.isEmpty, !name.contains("="), !name.contains("\0") else {
+                entry.report(
+                    "environment variable name \(name.quoted) is not valid",
+                    fix: "use a non-empty name without \"=\" (letters, digits and _ work everywhere)"
+                )
+                continue
+            }
+            environment[name] = value
+        }
+        return environment
+    }
+
+    private func decodeHeaders(_ reader: JSONReader) -> [String: String] {
+        var headers: [String: String] = [:]
+        var seen: Set<String> = []
+        for (name, value, entry) in reader.stringMap() ?? [] {
+            if let finding = ConfigRules.checkHeader(name: name, value: value) {
+                entry.report(finding)
+                continue
+            }
+            guard seen.insert(name.lowercased()).inserted else {
+                entry.report(
+                    "header \(name.quoted) is given twice (header names ignore case)",
+                    fix: "keep only one of them"
+                )
+                continue
+            }
+            headers[name] = value
+        }
+        return headers
+    }
+}

@@ -1,0 +1,102 @@
+/// Rules for values that end up on the network: URLs, browser origins and HTTP headers.
+///
+/// Checked without a URL parser on purpose: the questions are narrow (absolute? http or https? a host?), and a
+/// header value with a line break must be refused before it can split a request. Messages quote `shown`, the
+/// value as written in the file, so a token that `${VAR}` put into a URL never reaches a log line.
+extension ConfigRules {
+    /// An absolute `http` or `https` URL with a host.
+    static func checkHTTPURL(_ url: String, shown: String? = nil) -> Finding? {
+        let quoted = (shown ?? url).quoted
+        let fix = "write an absolute http:// or https:// URL, e.g. \"https://example.com/mcp\""
+        guard let authority = authority(of: url, schemes: ["http", "https"]) else {
+            return Finding(message: "\(quoted) is not an absolute http or https URL", fix: fix)
+        }
+        if let finding = checkAuthority(authority, quoted: quoted) { return finding }
+        guard !url.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) else {
+            return Finding(
+                message: "\(quoted) contains whitespace",
+                fix: "percent-encode spaces as %20, or remove stray whitespace"
+            )
+        }
+        return nil
+    }
+
+    /// A browser origin: `scheme://host[:port]`, nothing after it.
+    static func checkOrigin(_ origin: String, shown: String? = nil) -> Finding? {
+        let quoted = (shown ?? origin).quoted
+        let fix = "write an origin as scheme://host[:port] with no path, e.g. \"http://localhost:3000\""
+        guard let separator = origin.firstRange(of: "://"), isScheme(origin[..<separator.lowerBound]) else {
+            return Finding(message: "\(quoted) is not an origin", fix: fix)
+        }
+        let authority = origin[separator.upperBound...]
+        guard !authority.contains(where: { "/?#".contains($0) }) else {
+            return Finding(message: "origin \(quoted) has a path", fix: fix)
+        }
+        return checkAuthority(authority, quoted: quoted).map { Finding(message: $0.message, fix: fix) }
+    }
+
+    /// Header names are HTTP tokens; values may not contain line breaks or NUL.
+    static func checkHeader(name: String, value: String) -> Finding? {
+        let tokenPunctuation = "!#$%&'*+-.^_`|~"
+        let validName =
+            !name.isEmpty
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || tokenPunctuation.contains($0)) }
+        guard validName else {
+            return Finding(
+                message: "\(name.quoted) is not a valid HTTP header name",
+                fix: "use letters, digits and - (for example \"Authorization\" or \"X-Api-Key\")"
+            )
+        }
+        guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            return Finding(
+                message: "the value of header \(name.quoted) contains a line break",
+                fix: "remove line breaks from the value (check the environment variable it expands from)"
+            )
+        }
+        return nil
+    }
+
+    private static func isScheme(_ text: Substring) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
+    /// What follows `scheme://` up to the path, or `nil` when the scheme is missing or not one of `schemes`.
+    private static func authority(of url: String, schemes: [String]) -> Substring? {
+        guard let separator = url.firstRange(of: "://") else { return nil }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        guard schemes.contains(scheme) else { return nil }
+        let rest = url[separator.upperBound...]
+        return rest[..<(rest.firstIndex { "/?#".contains($0) } ?? rest.endIndex)]
+    }
+
+    /// `[userinfo@]host[:port]` with a non-empty host and a numeric port up to 65535.
+    private static func checkAuthority(_ authority: Substring, quoted: String) -> Finding? {
+        let hostStart = authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex
+        let hostAndPort = authority[hostStart...]
+        var host = hostAndPort
+        var port: Substring?
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else {
+                return Finding(
+                    message: "\(quoted) has an unclosed \"[\"",
+                    fix: "close the IPv6 address with \"]\""
+                )
+            }
+            host = hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close]
+            let rest = hostAndPort[hostAndPort.index(after: close)...]
+            if rest.hasPrefix(":") { port = rest.dropFirst() } else if !rest.isEmpty { host = "" }
+        } else if let colon = hostAndPort.lastIndex(of: ":") {
+            host = hostAndPort[..<colon]
+            port = hostAndPort[hostAndPort.index(after: colon)...]
+        }
+        guard !host.isEmpty else {
+            return Finding(message: "\(quoted) has no host", fix: "put a host name after ://")
+        }
+        if let port, !port.isEmpty {
+            guard port.count <= 5, port.allSatisfy(\.isASCIIDigit), let number = Int(port), number <= 65535 else {
+                return Finding(message: "\(quoted) has an invalid port", fix: "use a port from 1 to 65535")
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,14 @@
+/// A rule's verdict on one value, before it is placed at a path: what is wrong and how to fix it.
+///
+/// Rules return findings instead of reporting them so they stay plain functions that tests can call directly
+/// and that the decoder can attach to whichever path the value came from.
+struct Finding: Error, Hashable, Sendable {
+    var message: String
+    var fix: String
+}
+
+extension JSONReader {
+    func report(_ finding: Finding) {
+        report(finding.message, fix: finding.fix)
+    }
+}

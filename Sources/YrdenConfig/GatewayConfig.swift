@@ -1,0 +1,25 @@
+/// The whole configuration as the rest of the gateway sees it: validated, expanded, defaults filled in.
+///
+/// This is the one IR that the file, the admin API and the CLI all produce; nothing downstream looks at JSON.
+/// Values here are final: `${VAR}` has been expanded and `YRDEN_*` overrides applied.
+package struct GatewayConfig: Sendable, Hashable {
+    package var gateway: GatewaySettings
+    /// In document order, which decides ties: the first-listed server wins a resource URI both claim.
+    package var servers: [ServerSpec]
+
+    package init(gateway: GatewaySettings = GatewaySettings(), servers: [ServerSpec] = []) {
+        self.gateway = gateway
+        self.servers = servers
+    }
+
+    /// The server with this id, if any.
+    package func server(id: String) -> ServerSpec? {
+        servers.first { $0.id == id }
+    }
+
+    /// What `yrden serve` runs without a config file: the built-in demo server, so the first run works offline.
+    ///
+    /// Decode it with `YRDEN_EXECUTABLE` set to the running binary's path in the environment.
+    package static let embeddedDefaultJSON =
+        #"{"mcpServers":{"demo":{"command":"${YRDEN_EXECUTABLE}","args":["demo-server"]}}}"#
+}

@@ -1,0 +1,68 @@
+/// The `gateway` section: how the gateway itself listens and protects itself.
+///
+/// Defaults are the safe ones (loopback, 16 MiB bodies, no origins allowed besides the gateway's own), so an
+/// empty section is a working, private gateway.
+package struct GatewaySettings: Sendable, Hashable {
+    /// Host to bind, without brackets for IPv6 (`"::1"`).
+    package var listenHost: String
+    package var listenPort: Int
+    /// Between prefix and name in aggregated tool and prompt names: `<prefix><separator><tool>`.
+    package var toolSeparator: String
+    /// Bearer token for the admin API; `nil` when unset or empty.
+    package var adminToken: String?
+    /// Browser origins allowed to call the MCP endpoint, `scheme://host[:port]`.
+    package var allowedOrigins: [String]
+    /// Largest request body accepted; bigger ones are answered with 413.
+    package var maxBodyBytes: Int
+    /// Where OAuth tokens and servers added at runtime are kept.
+    package var dataDir: String?
+    /// The externally visible base URL, when the gateway sits behind a proxy.
+    package var publicURL: String?
+
+    package static let defaultListenHost = "127.0.0.1"
+    package static let defaultListenPort = 8750
+    package static let defaultToolSeparator = "__"
+    package static let defaultMaxBodyBytes = 16 * 1024 * 1024
+
+    package init(
+        listenHost: String = defaultListenHost,
+        listenPort: Int = defaultListenPort,
+        toolSeparator: String = defaultToolSeparator,
+        adminToken: String? = nil,
+        allowedOrigins: [String] = [],
+        maxBodyBytes: Int = defaultMaxBodyBytes,
+        dataDir: String? = nil,
+        publicURL: String? = nil
+    ) {
+        self.listenHost = listenHost
+        self.listenPort = listenPort
+        self.toolSeparator = toolSeparator
+        self.adminToken = adminToken
+        self.allowedOrigins = allowedOrigins
+        self.maxBodyBytes = maxBodyBytes
+        self.dataDir = dataDir
+        self.publicURL = publicURL
+    }
+
+    /// Whether only this machine can reach the listener (`localhost`, `127.0.0.0/8`, `::1`).
+    package var isLoopback: Bool {
+        ListenAddress.isLoopback(host: listenHost)
+    }
+
+    /// `HOST:PORT` as an operator would write it, with brackets around IPv6 hosts.
+    package var listenAddress: String {
+        ListenAddress(host: listenHost, port: listenPort).description
+    }
+
+    /// The security default: a listener other machines can reach must have an admin token. `nil` when fine.
+    ///
+    /// Exposed so that callers which change `listenHost` after decoding (a `--listen` flag) can check again.
+    package var exposureProblem: ConfigProblem? {
+        guard !isLoopback, adminToken == nil else { return nil }
+        return ConfigProblem(
+            path: "gateway.listen",
+            message: "binding \(listenHost) exposes the admin API",
+            fix: "set gateway.adminToken (or YRDEN_ADMIN_TOKEN), or listen on 127.0.0.1"
+        )
+    }
+}

@@ -1,0 +1,61 @@
+/// Which upstream tools a server exposes through the gateway.
+///
+/// `allow` narrows to a list (`nil` means every tool); `deny` removes from whatever is left. Names are the
+/// upstream's own (bare) tool names, so a filter keeps working when the prefix changes.
+package struct ToolFilter: Sendable, Hashable {
+    package var allow: [String]?
+    package var deny: [String]
+
+    package init(allow: [String]? = nil, deny: [String] = []) {
+        self.allow = allow
+        self.deny = deny
+    }
+
+    package func permits(_ name: String) -> Bool {
+        if let allow, !allow.contains(name) { return false }
+        return !deny.contains(name)
+    }
+}
+
+/// How long the gateway waits on one upstream before giving up.
+package struct Timeouts: Sendable, Hashable {
+    /// Starting the process or opening the connection, through the MCP handshake.
+    package var connect: Duration
+    /// Any request other than a tool call (lists, reads, prompts, pings).
+    package var request: Duration
+    /// A tool call, which may legitimately run for minutes.
+    package var toolCall: Duration
+
+    package static let defaultConnect = Duration.seconds(10)
+    package static let defaultRequest = Duration.seconds(60)
+    package static let defaultToolCall = Duration.seconds(300)
+
+    package init(
+        connect: Duration = defaultConnect,
+        request: Duration = defaultRequest,
+        toolCall: Duration = defaultToolCall
+    ) {
+        self.connect = connect
+        self.request = request
+        self.toolCall = toolCall
+    }
+
+    static let keys = ["connect", "request", "toolCall"]
+}
+
+/// What happens when an upstream connection drops or fails to come up.
+package enum ReconnectPolicy: Sendable, Hashable {
+    /// Stay failed until an operator reconnects it.
+    case never
+    /// Exponential backoff (with jitter) from `initialDelay` up to `maxDelay`; `maxAttempts == nil` is unlimited.
+    case backoff(initialDelay: Duration, maxDelay: Duration, maxAttempts: Int?)
+
+    /// 1 s doubling to 60 s, forever: a server that comes back is picked up without an operator.
+    package static let `default` = ReconnectPolicy.backoff(
+        initialDelay: .seconds(1),
+        maxDelay: .seconds(60),
+        maxAttempts: nil
+    )
+
+    static let keys = ["initialDelay", "maxDelay", "maxAttempts"]
+}

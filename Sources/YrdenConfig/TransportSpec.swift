@@ -1,0 +1,51 @@
+/// How the gateway reaches one upstream server.
+///
+/// Decided from the fields a server entry has (`command` means stdio, `url` means Streamable HTTP) unless
+/// `type` pins it. `fallbackToSSE` is true only when the transport was inferred from a bare `url`: then a
+/// server that refuses the first POST is retried over legacy HTTP+SSE, as the MCP spec describes. A pinned
+/// `"type": "http"` means exactly Streamable HTTP.
+package enum TransportSpec: Sendable, Hashable {
+    case stdio(command: String, args: [String], env: [String: String], cwd: String?)
+    case http(url: String, headers: [String: String], auth: AuthSpec, fallbackToSSE: Bool)
+    case sse(url: String, headers: [String: String], auth: AuthSpec)
+
+    /// `"stdio"`, `"http"` or `"sse"`: the name the admin API and logs use.
+    package var kindName: String {
+        switch self {
+        case .stdio: "stdio"
+        case .http: "http"
+        case .sse: "sse"
+        }
+    }
+}
+
+/// How the gateway authenticates to a remote server beyond any static `headers`.
+package enum AuthSpec: Sendable, Hashable {
+    case none
+    case oauth(OAuthSpec)
+}
+
+/// OAuth 2.1 settings for one server; everything optional because discovery and dynamic client registration
+/// fill in what is missing.
+package struct OAuthSpec: Sendable, Hashable {
+    package var scopes: [String]
+    /// A pre-registered client; `nil` means register dynamically.
+    package var clientId: String?
+    package var clientSecret: String?
+    /// A fixed port for the redirect listener, for clients registered with an exact redirect URI.
+    package var redirectPort: Int?
+
+    package init(
+        scopes: [String] = [],
+        clientId: String? = nil,
+        clientSecret: String? = nil,
+        redirectPort: Int? = nil
+    ) {
+        self.scopes = scopes
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.redirectPort = redirectPort
+    }
+
+    static let keys = ["type", "scopes", "clientId", "clientSecret", "redirectPort"]
+}

@@ -1,0 +1,101 @@
+import Testing
+
+@testable import YrdenConfig
+
+@Suite struct EnvironmentExpansionTests {
+    private func expand(_ text: String, _ environment: [String: String] = [:]) -> (String, [Finding]) {
+        let result = EnvironmentExpansion.expand(text, environment: environment)
+        return (result.text, result.findings)
+    }
+
+    @Test func substitutesSetVariables() {
+        #expect(expand("Bearer ${TOKEN}", ["TOKEN": "abc"]).0 == "Bearer abc")
+        #expect(expand("${A}${B}-${A}", ["A": "1", "B": "2"]).0 == "12-1")
+        #expect(expand("${EMPTY}", ["EMPTY": ""]) == ("", []))
+    }
+
+    @Test func defaultsApplyWhenUnsetOrEmpty() {
+        #expect(expand("${PORT:-8080}").0 == "8080")
+        #expect(expand("${PORT:-8080}", ["PORT": ""]).0 == "8080")
+        #expect(expand("${PORT:-8080}", ["PORT": "9"]).0 == "9")
+        #expect(expand("${X:-}").0 == "")
+        #expect(expand("${X:-a:-b}").0 == "a:-b")
+    }
+
+    @Test func doubleDollarIsALiteralDollar() {
+        #expect(expand("price $$5 and $${HOME}", ["HOME": "/root"]).0 == "price $5 and ${HOME}")
+        #expect(expand("$$$$").0 == "$$")
+    }
+
+    @Test func aLoneDollarStaysAsWritten() {
+        #expect(expand("pa$word $HOME $").0 == "pa$word $HOME $")
+    }
+
+    @Test func unsetVariableIsAFindingThatNamesIt() {
+        let (_, findings) = expand("Bearer ${SEARCH_TOKEN}")
+        #expect(
+            findings == [
+                Finding(
+                    message: "environment variable SEARCH_TOKEN is not set",
+                    fix: "export it or write ${SEARCH_TOKEN:-default}"
+                )
+            ]
+        )
+    }
+
+    @Test func unsetMayMeanEmptyWhereTheCallerAllowsIt() {
+        let result = EnvironmentExpansion.expand("${NOPE}", environment: [:], unsetIsEmpty: true)
+        #expect(result.text == "")
+        #expect(result.findings.isEmpty)
+    }
+
+    @Test(arguments: ["${}", "${1X}", "${A-b}", "${A B}", "${A:?x}"])
+    func malformedReferencesAreFindings(_ text: String) {
+        let (_, findings) = expand(text, ["A": "1"])
+        #expect(findings.count == 1)
+        #expect(findings.first?.message.contains("is not a valid environment reference") == true)
+    }
+
+    @Test func unterminatedReferenceIsAFinding() {
+        let (_, findings) = expand("abc ${HOME")
+        #expect(findings.first?.message == #"unterminated "${" in "abc ${HOME""#)
+    }
+
+    @Test func everyStringValueExpandsButKeysDoNot() throws {
+        let text = #"""
+            {"mcpServers": {"s": {"command": "${BIN}", "args": ["--dir=${DIR:-/srv}", "$$1"],
+                                  "env": {"${KEY}": "${VALUE}"}, "prefix": "${P}"}}}
+            """#
+        let config = try Config.decode(text, environment: ["BIN": "/bin/srv", "KEY": "K", "VALUE": "v", "P": "pre"])
+        let server = try #require(config.servers.first)
+        let expected = TransportSpec.stdio(
+            command: "/bin/srv",
+            args: ["--dir=/srv", "$1"],
+            env: ["${KEY}": "v"],
+            cwd: nil
+        )
+        #expect(server.transport == expected)
+        #expect(server.prefix == "pre")
+    }
+
+    @Test func everyUnsetVariableIsReportedAtItsPath() {
+        let problems = Config.problems(
+            #"{"mcpServers": {"a": {"command": "x", "args": ["${ONE}", "ok", "${TWO}"]}, "b": {"url": "${THREE}"}}}"#
+        )
+        #expect(problems.map(\.path) == ["mcpServers.a.args[0]", "mcpServers.a.args[2]", "mcpServers.b.url"])
+        #expect(
+            problems.map(\.message) == [
+                "environment variable ONE is not set",
+                "environment variable TWO is not set",
+                "environment variable THREE is not set",
+            ]
+        )
+    }
+
+    @Test func adminTokenMayExpandToEmpty() throws {
+        let config = try Config.decode(#"{"gateway": {"adminToken": "${YRDEN_ADMIN_TOKEN}"}}"#)
+        #expect(config.gateway.adminToken == nil)
+        let literal = try Config.decode(#"{"gateway": {"adminToken": ""}}"#)
+        #expect(literal.gateway.adminToken == nil)
+    }
+}
