@@ -1,0 +1,107 @@
+import Synchronization
+import YrdenProtocol
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes JSON values as newline-terminated lines to a file descriptor, one whole line per `write(2)` loop,
+/// under a lock so that concurrent writers never interleave.
+final class LineWriter: Sendable {
+    private let fileDescriptor: Mutex<Int32>
+
+    init(fileDescriptor: Int32) {
+        self.fileDescriptor = Mutex(fileDescriptor)
+    }
+
+    /// Serializes outside the lock, writes inside it. A failed write (the reader has gone) drops the line.
+    func write(_ value: JSONValue) {
+        var line = value.serialized()
+        line.append(UInt8(ascii: "\n"))
+        fileDescriptor.withLock { descriptor in _ = Self.writeAll(line, to: descriptor) }
+    }
+
+    /// One diagnostic line on stderr; stdout carries MCP messages only.
+    static func log(_ text: String) {
+        _ = writeAll(Array((text + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return true }
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    private static func systemWrite(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+        Darwin.write(descriptor, pointer, count)
+        #elseif canImport(Musl)
+        Musl.write(descriptor, pointer, count)
+        #else
+        Glibc.write(descriptor, pointer, count)
+        #endif
+    }
+}
+
+/// Reads a file descriptor with blocking reads until end of file and hands over each line without its
+/// terminator ("\n" or "\r\n"). Blank lines are skipped; a last line without "\n" still counts.
+enum LineReader {
+    static func readLines(fileDescriptor: Int32, _ body: (ArraySlice<UInt8>) -> Void) {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var pending: [UInt8] = []
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                systemRead(fileDescriptor, buffer.baseAddress!, buffer.count)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if count == 0 { break }
+            var start = 0
+            for index in 0..<count where chunk[index] == UInt8(ascii: "\n") {
+                if pending.isEmpty {
+                    deliver(chunk[start..<index], body)
+                } else {
+                    pending.append(contentsOf: chunk[start..<index])
+                    deliver(pending[...], body)
+                    pending.removeAll(keepingCapacity: true)
+                }
+                start = index + 1
+            }
+            pending.append(contentsOf: chunk[start..<count])
+        }
+        deliver(pending[...], body)
+    }
+
+    private static func deliver(_ line: ArraySlice<UInt8>, _ body: (ArraySlice<UInt8>) -> Void) {
+        var line = line
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
+        body(line)
+    }
+
+    private static func systemRead(_ descriptor: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+        Darwin.read(descriptor, pointer, count)
+        #elseif canImport(Musl)
+        Musl.read(descriptor, pointer, count)
+        #else
+        Glibc.read(descriptor, pointer, count)
+        #endif
+    }
+}
