@@ -1,0 +1,38 @@
+import YrdenProtocol
+
+extension UpstreamClient {
+    /// The MCP handshake: `initialize` offering the latest revision, accepting any the gateway also speaks,
+    /// then `notifications/initialized`.
+    package func initialize(
+        clientInfo: JSONValue,
+        capabilities: JSONObject,
+        timeout: Duration
+    ) async throws(UpstreamError)
+        -> UpstreamHandshake
+    {
+        let params: JSONValue = [
+            "protocolVersion": .string(ProtocolVersion.latest),
+            "capabilities": .object(capabilities),
+            "clientInfo": clientInfo,
+        ]
+        let reply = try await request(MCPMethod.initialize, params: params, options: RequestOptions(timeout: timeout))
+        let result: JSONValue
+        switch reply {
+        case .success(let value): result = value
+        case .failure(let error): throw UpstreamError(.protocol, "initialize was refused: \(error.message)")
+        }
+        guard let version = result["protocolVersion"]?.stringValue else {
+            throw UpstreamError(.protocol, "initialize answered without a protocolVersion")
+        }
+        guard ProtocolVersion.isSupported(version) else {
+            throw UpstreamError(.protocol, "the server speaks MCP \(version), which the gateway does not")
+        }
+        notify(MCPMethod.initialized)
+        return UpstreamHandshake(
+            protocolVersion: version,
+            capabilities: result["capabilities"]?.objectValue ?? [:],
+            serverInfo: result["serverInfo"] ?? [:],
+            instructions: result["instructions"]?.stringValue
+        )
+    }
+}

@@ -1,0 +1,37 @@
+import YrdenProtocol
+
+/// What an upstream says on its own: notifications, and the end of the connection.
+package enum UpstreamEvent: Sendable {
+    case notification(JSONRPCNotification)
+    case closed(UpstreamError)
+}
+
+/// What the upstream told the gateway when it connected.
+package struct UpstreamHandshake: Sendable, Hashable {
+    package var protocolVersion: String
+    package var capabilities: JSONObject
+    package var serverInfo: JSONValue
+    package var instructions: String?
+}
+
+/// Per-request options: how long to wait and where progress goes.
+package struct RequestOptions: Sendable {
+    package var timeout: Duration
+    /// With progress, the deadline moves forward by `timeout` each time, up to this.
+    package var maxTotalTimeout: Duration
+    /// Receives the params of each `notifications/progress` for this request (with the upstream's token).
+    package var onProgress: (@Sendable (JSONValue) -> Void)?
+    package var handle: CallHandle?
+
+    package init(
+        timeout: Duration,
+        maxTotalTimeout: Duration? = nil,
+        onProgress: (@Sendable (JSONValue) -> Void)? = nil,
+        handle: CallHandle? = nil
+    ) {
+        self.timeout = timeout
+        self.maxTotalTimeout = maxTotalTimeout ?? timeout
+        self.onProgress = onProgress
+        self.handle = handle
+    }
+}

@@ -1,0 +1,51 @@
+/// Splits a byte stream into newline-terminated lines, as MCP's stdio transport frames messages.
+///
+/// A line longer than `maxLineBytes` is dropped whole (and reported) instead of growing memory without bound.
+struct LineSplitter {
+    private var pending: [UInt8] = []
+    private var discarding = false
+    let maxLineBytes: Int
+
+    init(maxLineBytes: Int) {
+        self.maxLineBytes = maxLineBytes
+    }
+
+    enum Piece: Equatable {
+        case line([UInt8])
+        case oversized
+    }
+
+    /// Feeds a chunk and calls `emit` for each complete line (without its `\n`, and without a trailing `\r`).
+    mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, emit: (Piece) -> Void) {
+        var start = 0
+        while let newline = chunk[start...].firstIndex(of: 0x0A) {
+            let part = UnsafeBufferPointer(rebasing: chunk[start..<newline])
+            start = newline + 1
+            if discarding {
+                discarding = false
+                continue
+            }
+            var line: [UInt8]
+            if pending.isEmpty {
+                line = Array(part)
+            } else {
+                pending.append(contentsOf: part)
+                line = pending
+                pending.removeAll(keepingCapacity: true)
+            }
+            if line.last == 0x0D { line.removeLast() }
+            if line.count > maxLineBytes {
+                emit(.oversized)
+            } else if !line.isEmpty {
+                emit(.line(line))
+            }
+        }
+        guard start < chunk.count, !discarding else { return }
+        pending.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[start...]))
+        if pending.count > maxLineBytes {
+            pending.removeAll()
+            discarding = true
+            emit(.oversized)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// A byte pipe to one upstream that carries one JSON-RPC message per frame.
+///
+/// Inbound frames and the end of the channel are delivered through the ``UpstreamChannelHandler`` given when
+/// the channel is opened; the channel calls it from its own thread, so the handler must be quick and must
+/// not block.
+package protocol UpstreamChannel: Sendable {
+    /// Queues one frame. Never blocks the caller: frames the peer is not reading yet are buffered.
+    func send(_ frame: [UInt8]) throws(UpstreamError)
+    /// Ends the channel gracefully and returns when the peer is gone (for a child process: reaped).
+    func close() async
+}
+
+/// Where a channel delivers what it receives.
+package struct UpstreamChannelHandler: Sendable {
+    package var frame: @Sendable ([UInt8]) -> Void
+    package var closed: @Sendable (UpstreamError) -> Void
+    package var log: @Sendable (String) -> Void
+
+    package init(
+        frame: @escaping @Sendable ([UInt8]) -> Void,
+        closed: @escaping @Sendable (UpstreamError) -> Void,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.frame = frame
+        self.closed = closed
+        self.log = log
+    }
+}

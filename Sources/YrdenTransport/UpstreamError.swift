@@ -1,0 +1,28 @@
+/// Why a request to an upstream did not get an answer from it.
+///
+/// This is the transport failing, never the upstream answering with a JSON-RPC error: that answer is data and
+/// travels as a value. The `kind` is a bounded set, safe as a metric label and shown by the admin API.
+package struct UpstreamError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: String, Sendable, Hashable {
+        case network
+        case http
+        case `protocol`
+        case timeout
+        case process
+        case auth
+        case cancelled
+        case notConnected
+    }
+
+    package var kind: Kind
+    package var message: String
+    package var httpStatus: Int?
+
+    package init(_ kind: Kind, _ message: String, httpStatus: Int? = nil) {
+        self.kind = kind
+        self.message = message
+        self.httpStatus = httpStatus
+    }
+
+    package var description: String { message }
+}

@@ -1,0 +1,196 @@
+import Glibc
+import Synchronization
+import Testing
+import YrdenProtocol
+
+@testable import YrdenTransport
+
+/// The client over a real child process: small Python stdio servers with scripted behaviour.
+@Suite struct StdioClientTests {
+    /// Answers every request with its own params (echo), sends progress for method "progress", never answers
+    /// method "hang", exits on method "die", and logs each method to stderr.
+    static let server = #"""
+        import json, sys, time
+        for line in sys.stdin:
+            msg = json.loads(line)
+            if "id" not in msg:
+                continue
+            method = msg.get("method")
+            print("got " + method, file=sys.stderr, flush=True)
+            if method == "initialize":
+                result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "t", "version": "1"}}
+            elif method == "hang":
+                continue
+            elif method == "die":
+                sys.exit(3)
+            elif method == "progress":
+                token = msg["params"]["_meta"]["progressToken"]
+                for i in range(3):
+                    print(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": i}}), flush=True)
+                    time.sleep(0.05)
+                result = {"done": True}
+            else:
+                result = msg.get("params") or {}
+            print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+        """#
+
+    private func connect(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> (UpstreamClient, StdioChannel)
+    {
+        let box = Mutex<StdioChannel?>(nil)
+        let client = try UpstreamClient(
+            open: { handler throws(UpstreamError) in
+                let channel = try StdioChannel(
+                    command: StdioCommand(command: "python3", arguments: ["-u", "-c", Self.server]),
+                    handler: handler
+                )
+                box.withLock { $0 = channel }
+                return channel
+            },
+            log: log
+        )
+        return (client, box.withLock { $0! })
+    }
+
+    @Test func handshakeAndEchoWithFreshIDs() async throws {
+        let (client, _) = try connect()
+        let handshake = try await client.initialize(
+            clientInfo: ["name": "test"],
+            capabilities: [:],
+            timeout: .seconds(10)
+        )
+        #expect(handshake.protocolVersion == "2025-06-18")
+        let reply = try await client.request(
+            "echo",
+            params: ["x": 1, "s": "a\nb"],
+            options: RequestOptions(timeout: .seconds(10))
+        )
+        #expect(try reply.get() == ["x": 1, "s": "a\nb"])
+        await client.close()
+    }
+
+    @Test func concurrentRequestsAreCorrelated() async throws {
+        let (client, _) = try connect()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let reply = try await client.request(
+                        "echo",
+                        params: ["n": .int(index)],
+                        options: RequestOptions(timeout: .seconds(10))
+                    )
+                    #expect(try reply.get() == ["n": .int(index)])
+                }
+            }
+            try await group.waitForAll()
+        }
+        await client.close()
+    }
+
+    @Test func progressReachesTheRequestThatAskedForIt() async throws {
+        let (client, _) = try connect()
+        let seen = Mutex<[Int]>([])
+        let reply = try await client.request(
+            "progress",
+            params: [:],
+            options: RequestOptions(
+                timeout: .seconds(10),
+                onProgress: { params in
+                    seen.withLock { $0.append(params["progress"]?.intValue ?? -1) }
+                }
+            )
+        )
+        #expect(try reply.get() == ["done": true])
+        #expect(seen.withLock { $0 } == [0, 1, 2])
+        await client.close()
+    }
+
+    @Test func aDyingServerFailsCallsInFlightAtOnce() async throws {
+        let (client, _) = try connect()
+        let started = ContinuousClock.now
+        async let hanging = client.request("hang", params: nil, options: RequestOptions(timeout: .seconds(60)))
+        try await Task.sleep(for: .milliseconds(200))
+        _ = try? await client.request("die", params: nil, options: RequestOptions(timeout: .seconds(60)))
+        do {
+            _ = try await hanging
+            Issue.record("a call to a dead server succeeded")
+        } catch {
+            #expect((error as? UpstreamError)?.kind == .process)
+            #expect((error as? UpstreamError)?.message.contains("exited with status 3") == true)
+        }
+        #expect(ContinuousClock.now - started < .seconds(30))
+        var events: [UpstreamEvent] = []
+        for await event in client.events { events.append(event) }
+        guard case .closed = events.last else {
+            Issue.record("no closed event")
+            return
+        }
+        // Later calls fail immediately too.
+        await #expect(throws: UpstreamError.self) {
+            _ = try await client.request("echo", params: nil, options: RequestOptions(timeout: .seconds(60)))
+        }
+        await client.close()
+    }
+
+    @Test func overdueRequestsTimeOut() async throws {
+        let (client, _) = try connect()
+        async let hanging = client.request("hang", params: nil, options: RequestOptions(timeout: .milliseconds(100)))
+        try await Task.sleep(for: .milliseconds(300))
+        client.expireOverdueRequests()
+        do {
+            _ = try await hanging
+            Issue.record("an overdue call succeeded")
+        } catch {
+            #expect((error as? UpstreamError)?.kind == .timeout)
+        }
+        await client.close()
+    }
+
+    @Test func cancellingAHandleFailsTheCall() async throws {
+        let (client, _) = try connect()
+        let handle = CallHandle()
+        async let hanging = client.request(
+            "hang",
+            params: nil,
+            options: RequestOptions(timeout: .seconds(60), handle: handle)
+        )
+        try await Task.sleep(for: .milliseconds(200))
+        handle.cancel(reason: "test")
+        do {
+            _ = try await hanging
+            Issue.record("a cancelled call succeeded")
+        } catch {
+            #expect((error as? UpstreamError)?.kind == .cancelled)
+        }
+        await client.close()
+    }
+
+    @Test func stderrLinesReachTheLog() async throws {
+        let lines = Mutex<[String]>([])
+        let (client, _) = try connect { line in lines.withLock { $0.append(line) } }
+        _ = try await client.request("echo", params: nil, options: RequestOptions(timeout: .seconds(10)))
+        for _ in 0..<100 where !lines.withLock({ $0.contains("got echo") }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(lines.withLock { $0.contains("got echo") })
+        await client.close()
+    }
+
+    @Test func closeReapsTheChild() async throws {
+        let (client, channel) = try connect()
+        let pid = channel.processID
+        await client.close()
+        #expect(kill(pid, 0) != 0)  // reaped: the pid no longer exists
+    }
+
+    @Test func aMissingCommandFailsClearly() {
+        do {
+            _ = try StdioChannel(
+                command: StdioCommand(command: "/nonexistent/server"),
+                handler: UpstreamChannelHandler(frame: { _ in }, closed: { _ in }, log: { _ in })
+            )
+            Issue.record("spawned a missing command")
+        } catch {
+            #expect(error.message.contains("/nonexistent/server"))
+        }
+    }
+}
