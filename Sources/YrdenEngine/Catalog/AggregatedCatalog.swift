@@ -1,0 +1,161 @@
+import YrdenProtocol
+
+/// Where a name on the aggregated endpoint leads: which server, and the name that server knows it by.
+package struct Route: Sendable, Hashable {
+    package var server: String
+    package var name: String
+}
+
+/// One connected upstream's contribution to the aggregate, in config order.
+package struct CatalogSource: Sendable {
+    package var server: String
+    package var prefix: String
+    package var permitsTool: @Sendable (String) -> Bool
+    package var catalog: ServerCatalog
+
+    package init(
+        server: String,
+        prefix: String,
+        permitsTool: @escaping @Sendable (String) -> Bool = { _ in true },
+        catalog: ServerCatalog
+    ) {
+        self.server = server
+        self.prefix = prefix
+        self.permitsTool = permitsTool
+        self.catalog = catalog
+    }
+}
+
+/// The union of every connected upstream's tools, prompts and resources, and the tables that route calls.
+///
+/// Built in one pass whenever an upstream's part changes, then only read. Tools and prompts are renamed
+/// `<prefix><separator><name>`; resources keep their URIs. On a clash the server listed first in the config
+/// keeps the name or URI, and the clash is reported, never silently merged.
+package struct AggregatedCatalog: Sendable {
+    package private(set) var tools: [JSONValue] = []
+    package private(set) var prompts: [JSONValue] = []
+    package private(set) var resources: [JSONValue] = []
+    package private(set) var resourceTemplates: [JSONValue] = []
+    package private(set) var toolRoutes: [String: Route] = [:]
+    package private(set) var promptRoutes: [String: Route] = [:]
+    /// Upstream tool names that exactly one server has: MCP Apps call tools by these bare names.
+    package private(set) var uniqueBareTools: [String: Route] = [:]
+    package private(set) var resourceOwners: [String: String] = [:]
+    package private(set) var templateOwners: [(template: URITemplate, server: String)] = []
+    /// Human-readable descriptions of every clash found while merging.
+    package private(set) var conflicts: [String] = []
+    /// Per server, how many tools, prompts and resources it contributes.
+    package private(set) var counts: [String: (tools: Int, prompts: Int, resources: Int)] = [:]
+
+    package static let empty = AggregatedCatalog()
+
+    private init() {}
+
+    package init(sources: [CatalogSource], separator: String) {
+        var bareOwners: [String: [Route]] = [:]
+        for source in sources {
+            var count = (tools: 0, prompts: 0, resources: 0)
+            for tool in source.catalog.tools {
+                guard let name = tool["name"]?.stringValue, source.permitsTool(name) else { continue }
+                let exposed = QualifiedName.make(prefix: source.prefix, separator: separator, name: name)
+                let route = Route(server: source.server, name: name)
+                guard Self.claim(exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else { continue }
+                bareOwners[name, default: []].append(route)
+                tools.append(.object(renamed(tool, to: exposed)))
+                count.tools += 1
+            }
+            for prompt in source.catalog.prompts {
+                guard let name = prompt["name"]?.stringValue else { continue }
+                let exposed = QualifiedName.make(prefix: source.prefix, separator: separator, name: name)
+                guard
+                    Self.claim(
+                        exposed,
+                        Route(server: source.server, name: name),
+                        in: &promptRoutes,
+                        conflicts: &conflicts,
+                        kind: "prompt"
+                    )
+                else { continue }
+                prompts.append(.object(renamed(prompt, to: exposed)))
+                count.prompts += 1
+            }
+            for resource in source.catalog.resources {
+                guard let uri = resource["uri"]?.stringValue else { continue }
+                if let owner = resourceOwners[uri] {
+                    conflicts.append(
+                        "resource \(uri) is offered by both \(owner) and \(source.server); \(owner) serves it"
+                    )
+                    continue
+                }
+                resourceOwners[uri] = source.server
+                resources.append(.object(resource))
+                count.resources += 1
+            }
+            for template in source.catalog.resourceTemplates {
+                guard let pattern = template["uriTemplate"]?.stringValue else { continue }
+                templateOwners.append((URITemplate(pattern), source.server))
+                resourceTemplates.append(.object(template))
+            }
+            counts[source.server] = count
+        }
+        for (name, owners) in bareOwners where owners.count == 1 {
+            uniqueBareTools[name] = owners[0]
+        }
+    }
+
+    private static func claim(
+        _ exposed: String,
+        _ route: Route,
+        in table: inout [String: Route],
+        conflicts: inout [String],
+        kind: String
+    ) -> Bool {
+        if let owner = table[exposed] {
+            conflicts.append(
+                "\(kind) name \(exposed) from \(route.server) clashes with one from \(owner.server); "
+                    + "\(owner.server) keeps it (give one server a different prefix)"
+            )
+            return false
+        }
+        table[exposed] = route
+        return true
+    }
+
+    private func renamed(_ object: JSONObject, to name: String) -> JSONObject {
+        var copy = object
+        copy["name"] = .string(name)
+        return copy
+    }
+
+    /// The route of a tool name as a client sent it: the exposed name, or a bare name only one server has.
+    package func routeTool(_ name: String) -> Route? {
+        toolRoutes[name] ?? uniqueBareTools[name]
+    }
+
+    /// The server that should answer `resources/read` for `uri`: a listed resource, then a template that
+    /// matches, then a server whose listed resources share the URI's scheme and authority (for `ui://` pages
+    /// and links that tools hand out without listing them).
+    package func routeResource(_ uri: String) -> String? {
+        if let owner = resourceOwners[uri] { return owner }
+        if let match = templateOwners.first(where: { $0.template.matches(uri) }) { return match.server }
+        let origin = Self.origin(of: uri)
+        guard !origin.isEmpty else { return nil }
+        let owners = Set(resourceOwners.filter { Self.origin(of: $0.key) == origin }.values)
+        let templateServers = Set(
+            templateOwners.filter { Self.origin(of: $0.template.pattern) == origin }.map(\.server)
+        )
+        let candidates = owners.union(templateServers)
+        return candidates.count == 1 ? candidates.first : nil
+    }
+
+    /// `scheme://authority` of a URI (or just `scheme:` when there is no authority).
+    static func origin(of uri: String) -> String {
+        guard let colon = uri.firstIndex(of: ":") else { return "" }
+        let rest = uri[uri.index(after: colon)...]
+        guard rest.hasPrefix("//") else { return String(uri[...colon]) }
+        let authorityStart = rest.index(rest.startIndex, offsetBy: 2)
+        let authorityEnd =
+            rest[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        return String(uri[..<authorityEnd])
+    }
+}

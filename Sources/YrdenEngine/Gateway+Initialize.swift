@@ -1,0 +1,52 @@
+import YrdenConfig
+import YrdenProtocol
+import YrdenTransport
+
+extension Gateway {
+    /// Answers `initialize`: a new session at the negotiated revision, with capabilities and instructions
+    /// merged from the upstreams.
+    package func initialize(_ request: JSONRPCRequest) -> (DownstreamSession, JSONRPCResponse) {
+        let requested = request.params?["protocolVersion"]?.stringValue
+        let version = ProtocolVersion.negotiate(requested: requested)
+        let session = sessions.create(protocolVersion: version, clientInfo: request.params?["clientInfo"] ?? [:])
+        let snapshot = self.snapshot
+        let result: JSONValue = [
+            "protocolVersion": .string(version),
+            "capabilities": .object(downstreamCapabilities(snapshot)),
+            "serverInfo": ["name": "yrden", "title": "Yrden MCP gateway", "version": .string(Self.version)],
+            "instructions": .string(instructions(snapshot)),
+        ]
+        return (session, JSONRPCResponse(id: request.id, result: result))
+    }
+
+    /// The gateway always offers tools, prompts and resources with `listChanged` (servers come and go even
+    /// when no upstream changes its own lists), plus completions and any extension an upstream declares.
+    private func downstreamCapabilities(_ snapshot: Snapshot) -> JSONObject {
+        var extensions = JSONObject()
+        for spec in config.servers {
+            guard let declared = snapshot.links[spec.id]?.handshake?.capabilities["extensions"]?.objectValue else {
+                continue
+            }
+            for (key, value) in declared where extensions[key] == nil { extensions[key] = value }
+        }
+        var capabilities: JSONObject = [
+            "tools": ["listChanged": true],
+            "prompts": ["listChanged": true],
+            "resources": ["listChanged": true, "subscribe": false],
+            "completions": [:],
+        ]
+        if !extensions.isEmpty { capabilities["extensions"] = .object(extensions) }
+        return capabilities
+    }
+
+    private func instructions(_ snapshot: Snapshot) -> String {
+        var text =
+            "Yrden gateway in front of \(config.servers.count) MCP servers. Tools and prompts are named "
+            + "<server>\(config.gateway.toolSeparator)<name>."
+        for spec in config.servers {
+            guard let own = snapshot.links[spec.id]?.handshake?.instructions, !own.isEmpty else { continue }
+            text += "\n\n## \(spec.id)\n\(own)"
+        }
+        return text
+    }
+}

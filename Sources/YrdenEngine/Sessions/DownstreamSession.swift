@@ -1,0 +1,120 @@
+import Synchronization
+import YrdenProtocol
+import YrdenTransport
+
+/// One MCP client of the gateway, from `initialize` until it ends (DELETE, expiry, or gateway stop).
+///
+/// Holds what must be per client: the negotiated revision, the calls it has in flight (so it can cancel
+/// them, and so a reused id is refused), and where its server-initiated messages go.
+package final class DownstreamSession: Sendable {
+    package let id: String
+    package let protocolVersion: String
+    package let clientInfo: JSONValue
+
+    private struct State {
+        var inFlight: [JSONRPCID: CallHandle] = [:]
+        var lastSeen: ContinuousClock.Instant = .now
+        var outbox = Outbox()
+        var ended = false
+    }
+
+    private let state = Mutex(State())
+
+    init(id: String, protocolVersion: String, clientInfo: JSONValue) {
+        self.id = id
+        self.protocolVersion = protocolVersion
+        self.clientInfo = clientInfo
+    }
+
+    package var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }
+
+    package func touch() {
+        state.withLock { $0.lastSeen = .now }
+    }
+
+    /// Registers a call; `false` when the id is already in flight (a client must not reuse it).
+    func begin(_ id: JSONRPCID, handle: CallHandle) -> Bool {
+        state.withLock { state in
+            guard !state.ended, state.inFlight[id] == nil else { return false }
+            state.inFlight[id] = handle
+            return true
+        }
+    }
+
+    func finish(_ id: JSONRPCID) {
+        _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
+    }
+
+    /// `notifications/cancelled` from the client: stop the upstream call it names, if it is still running.
+    func cancel(_ id: JSONRPCID, reason: String) {
+        state.withLock { $0.inFlight[id] }?.cancel(reason: reason)
+    }
+
+    /// Server-initiated messages (list changes) for this client's notification stream.
+    package func deliver(_ message: JSONRPCMessage) {
+        let sink = state.withLock { state in state.outbox.deliver(message) }
+        sink?.yield(message)
+    }
+
+    /// Opens the stream that carries server-initiated messages (the GET stream). A newer stream replaces an
+    /// older one, because each message must go out on exactly one stream.
+    package func openNotificationStream() -> AsyncStream<JSONRPCMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: JSONRPCMessage.self,
+            bufferingPolicy: .bufferingNewest(256)
+        )
+        let (previous, backlog) = state.withLock { state in
+            state.ended ? (continuation, []) : state.outbox.attach(continuation)
+        }
+        previous?.finish()
+        backlog.forEach { continuation.yield($0) }
+        if state.withLock({ $0.ended }) { continuation.finish() }
+        return stream
+    }
+
+    /// Ends the session: its calls are cancelled upstream and its stream closes.
+    func end() {
+        let (calls, sink) = state.withLock { state in
+            state.ended = true
+            defer { state.inFlight.removeAll() }
+            return (Array(state.inFlight.values), state.outbox.detach())
+        }
+        calls.forEach { $0.cancel(reason: "the session ended") }
+        sink?.finish()
+    }
+}
+
+/// Where server-initiated messages of one session wait or go: to the open stream, or (bounded) into a backlog
+/// until one opens.
+private struct Outbox {
+    var sink: AsyncStream<JSONRPCMessage>.Continuation?
+    var backlog: [JSONRPCMessage] = []
+    static let maxBacklog = 64
+
+    /// Returns the sink to yield to outside the lock, or queues the message.
+    mutating func deliver(_ message: JSONRPCMessage) -> AsyncStream<JSONRPCMessage>.Continuation? {
+        if let sink { return sink }
+        if !backlog.contains(message) {
+            backlog.append(message)
+            if backlog.count > Self.maxBacklog { backlog.removeFirst() }
+        }
+        return nil
+    }
+
+    mutating func attach(
+        _ continuation: AsyncStream<JSONRPCMessage>.Continuation
+    ) -> (
+        AsyncStream<JSONRPCMessage>.Continuation?, [JSONRPCMessage]
+    ) {
+        defer {
+            sink = continuation
+            backlog.removeAll()
+        }
+        return (sink, backlog)
+    }
+
+    mutating func detach() -> AsyncStream<JSONRPCMessage>.Continuation? {
+        defer { sink = nil }
+        return sink
+    }
+}

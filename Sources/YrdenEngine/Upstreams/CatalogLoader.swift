@@ -1,0 +1,42 @@
+import YrdenProtocol
+import YrdenTransport
+
+/// Lists everything an upstream offers, following its pagination, for the kinds its capabilities declare.
+struct CatalogLoader: Sendable {
+    let client: UpstreamClient
+    let capabilities: JSONObject
+    let timeout: Duration
+
+    /// A server that paginates forever is cut off here rather than looping the gateway.
+    static let maxPages = 1000
+
+    func loadAll() async throws(UpstreamError) -> ServerCatalog {
+        var catalog = ServerCatalog()
+        for kind in ServerCatalog.Kind.allCases {
+            catalog[kind] = try await load(kind)
+        }
+        return catalog
+    }
+
+    func load(_ kind: ServerCatalog.Kind) async throws(UpstreamError) -> [JSONObject] {
+        guard capabilities[kind.capability] != nil else { return [] }
+        var items: [JSONObject] = []
+        var cursor: JSONValue?
+        for _ in 0..<Self.maxPages {
+            let params: JSONValue? = cursor.map { ["cursor": $0] }
+            switch try await client.request(kind.method, params: params, options: RequestOptions(timeout: timeout)) {
+            case .success(let result):
+                items += (result[kind.resultKey]?.arrayValue ?? []).compactMap(\.objectValue)
+                guard let next = result["nextCursor"], next.stringValue.map({ !$0.isEmpty }) ?? false else {
+                    return items
+                }
+                cursor = next
+            case .failure(let error) where error.code == -32601 && kind == .resourceTemplates:
+                return items  // Some servers declare resources but not templates.
+            case .failure(let error):
+                throw UpstreamError(.protocol, "\(kind.method) failed: \(error.message)")
+            }
+        }
+        return items
+    }
+}
