@@ -1,0 +1,47 @@
+import YrdenHTTPServer
+import YrdenProtocol
+
+/// Response builders shared by the endpoints.
+enum FrontResponses {
+    static func json(_ status: Int, _ value: JSONValue, headers: HTTPHeaders = []) -> HTTPResponse {
+        var headers = headers
+        headers.add(name: "Content-Type", value: "application/json")
+        return HTTPResponse(status: status, headers: headers, body: .bytes(value.serialized()))
+    }
+
+    static func jsonRPC(_ status: Int, _ message: JSONRPCMessage, headers: HTTPHeaders = []) -> HTTPResponse {
+        json(status, message.json, headers: headers)
+    }
+
+    /// An HTTP error whose body is a JSON-RPC error with no id, as the transport spec allows for 4xx answers.
+    static func rpcError(_ status: Int, _ error: JSONRPCError, id: JSONRPCID? = nil) -> HTTPResponse {
+        jsonRPC(status, .response(JSONRPCResponse(id: id, error: error)))
+    }
+
+    static let accepted = HTTPResponse(status: 202)
+
+    static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+        HTTPResponse.text(405, "method not allowed\n", headers: ["Allow": allowed])
+    }
+
+    static let notFound = HTTPResponse.text(404, "not found\n")
+}
+
+/// Server-Sent Events framing: one `message` event per JSON-RPC message, and comment lines as heartbeats.
+enum SSE {
+    static let headers: HTTPHeaders = [
+        "Content-Type": "text/event-stream",
+        "Cache-Control": "no-cache",
+        "X-Accel-Buffering": "no",
+    ]
+
+    static func event(_ message: JSONRPCMessage) -> [UInt8] {
+        var bytes = Array("event: message\ndata: ".utf8)
+        message.json.write(into: &bytes)
+        bytes.append(contentsOf: "\n\n".utf8)
+        return bytes
+    }
+
+    /// A comment line: keeps proxies from timing the stream out and reveals a departed client (the write fails).
+    static let heartbeat = Array(": keep-alive\n\n".utf8)
+}

@@ -1,0 +1,69 @@
+import FoundationEssentials
+import YrdenConfig
+import YrdenEngine
+import YrdenHTTPServer
+import YrdenProtocol
+import YrdenTransport
+
+/// `/healthz` (the process is alive and serving) and `/readyz` (every enabled upstream has finished its
+/// first connection attempt, so the catalog a client sees is settled).
+package struct HealthEndpoint: Sendable {
+    let gateway: Gateway
+    let startedAt = ContinuousClock.now
+
+    package init(gateway: Gateway) {
+        self.gateway = gateway
+    }
+
+    package func liveness() -> HTTPResponse {
+        FrontResponses.json(200, report(status: "ok"))
+    }
+
+    package func readiness() -> HTTPResponse {
+        let ready = gateway.snapshot.links.values.allSatisfy { link in
+            switch link.state {
+            case .idle: false
+            case .connecting(let attempt): attempt > 1
+            default: true
+            }
+        }
+        return FrontResponses.json(ready ? 200 : 503, report(status: ready ? "ready" : "starting"))
+    }
+
+    private func report(status: String) -> JSONValue {
+        let snapshot = gateway.snapshot
+        var servers = JSONObject()
+        for spec in gateway.config.servers {
+            guard let link = snapshot.links[spec.id] else { continue }
+            var entry: JSONObject = ["state": .string(link.state.name), "transport": .string(spec.transport.kindName)]
+            if let counts = snapshot.catalog.counts[spec.id], link.state.isConnected {
+                entry["tools"] = .int(counts.tools)
+                entry["prompts"] = .int(counts.prompts)
+                entry["resources"] = .int(counts.resources)
+            }
+            if let error = link.state.lastError {
+                entry["lastError"] = ["kind": .string(error.kind.rawValue), "message": .string(error.message)]
+            }
+            servers[spec.id] = .object(entry)
+        }
+        let uptime = ContinuousClock.now - startedAt
+        return [
+            "status": .string(status),
+            "version": .string(Gateway.version),
+            "timestamp": .string(Date.now.formatted(.iso8601)),
+            "uptimeSeconds": .double(
+                (Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18).rounded(toPlaces: 3)
+            ),
+            "sessions": .int(gateway.sessions.count),
+            "servers": .object(servers),
+        ]
+    }
+}
+
+extension Double {
+    fileprivate func rounded(toPlaces places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (self * scale).rounded() / scale
+    }
+}

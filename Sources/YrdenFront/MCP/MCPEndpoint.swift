@@ -1,0 +1,107 @@
+import Logging
+import YrdenEngine
+import YrdenHTTPServer
+import YrdenProtocol
+
+/// The aggregated MCP endpoint over Streamable HTTP (revisions 2025-03-26 to 2025-11-25).
+///
+/// POST carries client messages: `initialize` opens a session, everything else must name one in
+/// `Mcp-Session-Id`. Requests are answered with JSON, or with an SSE stream when the client asked for
+/// progress, so progress arrives while the call runs. GET opens the session's stream for server-initiated
+/// messages; DELETE ends the session.
+package struct MCPEndpoint: Sendable {
+    let gateway: Gateway
+    let origins: OriginPolicy
+    let logger: Logger
+
+    static let sessionHeader = "Mcp-Session-Id"
+    static let versionHeader = "MCP-Protocol-Version"
+    static let heartbeatInterval: Duration = .seconds(15)
+
+    package init(gateway: Gateway, origins: OriginPolicy, logger: Logger) {
+        self.gateway = gateway
+        self.origins = origins
+        self.logger = logger
+    }
+
+    package func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        guard origins.permits(request.headers["Origin"]) else {
+            return FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: "Origin not allowed"))
+        }
+        switch request.method {
+        case "POST": return await post(request)
+        case "GET": return openStream(request)
+        case "DELETE": return delete(request)
+        default: return FrontResponses.methodNotAllowed("GET, POST, DELETE")
+        }
+    }
+
+    /// The session a non-initialize request names, or the HTTP error to answer instead.
+    func session(for request: HTTPRequest) -> SessionLookup {
+        guard let id = request.headers[Self.sessionHeader] else {
+            return .refused(
+                FrontResponses.rpcError(
+                    400,
+                    .invalidRequest("missing \(Self.sessionHeader) header; send initialize first")
+                )
+            )
+        }
+        guard let session = gateway.sessions.session(id) else {
+            return .refused(
+                FrontResponses.rpcError(404, JSONRPCError(code: -32001, message: "Session not found; initialize again"))
+            )
+        }
+        if let version = request.headers[Self.versionHeader], !ProtocolVersion.isSupported(version) {
+            return .refused(
+                FrontResponses.rpcError(400, .invalidRequest("unsupported \(Self.versionHeader): \(version)"))
+            )
+        }
+        return .found(session)
+    }
+
+    private func delete(_ request: HTTPRequest) -> HTTPResponse {
+        switch session(for: request) {
+        case .refused(let response): return response
+        case .found(let session):
+            _ = gateway.sessions.end(session.id)
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    /// The GET stream: server-initiated messages (list changes) until the session ends or the client leaves.
+    private func openStream(_ request: HTTPRequest) -> HTTPResponse {
+        let session: DownstreamSession
+        switch self.session(for: request) {
+        case .refused(let response): return response
+        case .found(let found): session = found
+        }
+        let messages = session.openNotificationStream()
+        return HTTPResponse(
+            status: 200,
+            headers: SSE.headers,
+            body: .stream { writer in
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await message in messages {
+                            do { try await writer.write(SSE.event(message)) } catch { return }
+                        }
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: Self.heartbeatInterval)
+                            do { try await writer.write(SSE.heartbeat) } catch { return }
+                        }
+                    }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+        )
+    }
+}
+
+/// A request's session, or the HTTP answer that refuses it (400 without one, 404 for an unknown one).
+enum SessionLookup {
+    case found(DownstreamSession)
+    case refused(HTTPResponse)
+}
