@@ -44,47 +44,20 @@ extension Gateway {
     {
         let snapshot = self.snapshot
         let params = request.params
+        if let kind = ServerCatalog.Kind(listMethod: request.method) {
+            let page = try Pagination.page(
+                snapshot.catalog[kind],
+                key: kind.resultKey,
+                cursor: params?["cursor"],
+                generation: snapshot.generation
+            )
+            return .success(page)
+        }
         switch request.method {
         case MCPMethod.ping:
             return .success([:])
         case MCPMethod.initialize:
             throw .invalidRequest("the session is already initialized")
-        case MCPMethod.toolsList:
-            return .success(
-                try Pagination.page(
-                    snapshot.catalog.tools,
-                    key: "tools",
-                    cursor: params?["cursor"],
-                    generation: snapshot.generation
-                )
-            )
-        case MCPMethod.promptsList:
-            return .success(
-                try Pagination.page(
-                    snapshot.catalog.prompts,
-                    key: "prompts",
-                    cursor: params?["cursor"],
-                    generation: snapshot.generation
-                )
-            )
-        case MCPMethod.resourcesList:
-            return .success(
-                try Pagination.page(
-                    snapshot.catalog.resources,
-                    key: "resources",
-                    cursor: params?["cursor"],
-                    generation: snapshot.generation
-                )
-            )
-        case MCPMethod.resourceTemplatesList:
-            return .success(
-                try Pagination.page(
-                    snapshot.catalog.resourceTemplates,
-                    key: "resourceTemplates",
-                    cursor: params?["cursor"],
-                    generation: snapshot.generation
-                )
-            )
         case MCPMethod.toolsCall:
             let name = try requiredString(params, "name")
             guard let route = snapshot.catalog.routeTool(name) else { throw unknownName("tool", name, snapshot) }

@@ -127,6 +127,16 @@ package struct AggregatedCatalog: Sendable {
         return copy
     }
 
+    /// The merged list of one kind, as clients see it.
+    package subscript(kind: ServerCatalog.Kind) -> [JSONValue] {
+        switch kind {
+        case .tools: tools
+        case .prompts: prompts
+        case .resources: resources
+        case .resourceTemplates: resourceTemplates
+        }
+    }
+
     /// The route of a tool name as a client sent it: the exposed name, or a bare name only one server has.
     package func routeTool(_ name: String) -> Route? {
         toolRoutes[name] ?? uniqueBareTools[name]

@@ -32,6 +32,12 @@ package struct ServerCatalog: Sendable, Hashable {
             }
         }
 
+        /// The kind a `*/list` method lists, or `nil` for any other method.
+        package init?(listMethod: String) {
+            guard let kind = Self.allCases.first(where: { $0.method == listMethod }) else { return nil }
+            self = kind
+        }
+
         package var resultKey: String {
             switch self {
             case .tools: "tools"

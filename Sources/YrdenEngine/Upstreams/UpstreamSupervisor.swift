@@ -30,15 +30,26 @@ struct UpstreamSupervisor: Sendable {
             if ContinuousClock.now - startedAt >= Backoff.stableAfter { attempt = 1 }
             guard let backoff, let delay = backoff.delay(forAttempt: attempt) else {
                 gateway.publish(spec.id) { $0.state = .failed(error, attempt: attempt, retryAt: nil) }
-                logger.error("upstream failed; not retrying", metadata: ["reason": "\(error)"])
+                logger.error("upstream failed; not retrying", metadata: failureMetadata(error))
                 return
             }
             let retryAt = ContinuousClock.now + delay
             gateway.publish(spec.id) { $0.state = .failed(error, attempt: attempt, retryAt: retryAt) }
-            logger.warning("upstream failed; retrying", metadata: ["reason": "\(error)", "retryIn": "\(delay)"])
+            var metadata = failureMetadata(error)
+            metadata["retryIn"] = "\(delay)"
+            logger.warning("upstream failed; retrying", metadata: metadata)
             try? await Task.sleep(until: retryAt)
         }
         gateway.publish(spec.id) { $0.state = .stopped }
+    }
+
+    /// The reason, plus what the server last wrote to stderr: usually the real cause (a missing module, a bad
+    /// token), and otherwise visible only at debug level.
+    private func failureMetadata(_ error: UpstreamError) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["reason": "\(error)"]
+        let tail = gateway.logRing(spec.id)?.recent(3).map(\.line) ?? []
+        if !tail.isEmpty { metadata["stderr"] = "\(tail.joined(separator: " | "))" }
+        return metadata
     }
 
     private static func backoff(for policy: ReconnectPolicy) -> Backoff? {
