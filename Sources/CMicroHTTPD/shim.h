@@ -1,0 +1,31 @@
+#ifndef YRDEN_CMICROHTTPD_SHIM_H
+#define YRDEN_CMICROHTTPD_SHIM_H
+
+#include <microhttpd.h>
+
+/*
+ * Swift cannot call C variadic functions, so each variadic libmicrohttpd entry point the server needs gets a
+ * fixed-arity wrapper here. The wrappers hold no logic: they only forward their arguments.
+ */
+
+/// `MHD_start_daemon` with every option passed through one `MHD_OPTION_ARRAY` (terminated by `MHD_OPTION_END`).
+static inline struct MHD_Daemon *_Nullable yrden_mhd_start_daemon(
+    unsigned int flags,
+    uint16_t port,
+    MHD_AccessHandlerCallback _Nonnull handler,
+    void *_Nullable handler_cls,
+    struct MHD_OptionItem *_Nonnull options)
+{
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+/// An option-array entry for `MHD_OPTION_NOTIFY_COMPLETED`, whose function pointer must travel as `intptr_t`.
+static inline struct MHD_OptionItem yrden_mhd_option_notify_completed(
+    MHD_RequestCompletedCallback _Nonnull callback,
+    void *_Nullable cls)
+{
+    struct MHD_OptionItem item = { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) callback, cls };
+    return item;
+}
+
+#endif

@@ -1,0 +1,200 @@
+import CMicroHTTPD
+import Synchronization
+
+/// A libmicrohttpd connection pointer that may cross threads.
+///
+/// libmicrohttpd keeps the connection alive until it reports completion, and `Exchange` only calls into it
+/// while its state says the connection is suspended (so it cannot have completed), which is what makes sharing
+/// the pointer sound.
+struct ConnectionHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+}
+
+/// One request/response exchange on a connection: the shared object that libmicrohttpd's callbacks (through
+/// `*con_cls` and the stream reader's `cls`) and Swift tasks (handler, stream writer, shutdown) both hold.
+///
+/// All decisions live in `ExchangeState`; this class adds the lock, the suspend/resume calls the state asks for
+/// (made while the lock is held, see `ExchangeState`) and the continuations of Swift tasks waiting on the
+/// exchange. A libmicrohttpd thread only ever waits for this short lock, never for Swift work.
+final class Exchange: Sendable {
+    private struct Locked {
+        var state: ExchangeState
+        var roomWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiterID: UInt64 = 0
+        var closeWaiter: CheckedContinuation<Void, Never>?
+        /// A handler task took the request (rather than a cancelled `run()` leaving it in the queue).
+        var taken = false
+
+        /// Continuations to resume after unlocking: everyone once writes have closed.
+        mutating func wakeupsAfterClose() -> [CheckedContinuation<Void, Never>] {
+            guard state.writesClosed else { return [] }
+            var wakeups = Array(roomWaiters.values)
+            roomWaiters.removeAll()
+            if let closeWaiter = closeWaiter.take() { wakeups.append(closeWaiter) }
+            return wakeups
+        }
+    }
+
+    let connection: ConnectionHandle
+    private let locked: Mutex<Locked>
+
+    init(connection: ConnectionHandle, maxBodyBytes: Int) {
+        self.connection = connection
+        self.locked = Mutex(Locked(state: ExchangeState(maxBodyBytes: maxBodyBytes)))
+    }
+
+    // MARK: libmicrohttpd side (called on its threads, inside its callbacks)
+
+    func begin(declaredLength: Int?) -> HTTPResponse? {
+        locked.withLock { $0.state.begin(declaredLength: declaredLength) }
+    }
+
+    func receive(_ piece: UnsafeRawBufferPointer) -> Bool {
+        locked.withLock { $0.state.receive(piece) }
+    }
+
+    /// The final access-handler call; on `.dispatch` the connection is already suspended when this returns.
+    func finalCall() -> ExchangeState.FinalCallAction {
+        locked.withLock { locked in
+            let action = locked.state.finalCall()
+            if case .dispatch = action { MHD_suspend_connection(connection.raw) }
+            return action
+        }
+    }
+
+    /// The stream's content-reader callback: a byte count, 0 after suspending, or libmicrohttpd's end markers.
+    func read(into destination: UnsafeMutableRawBufferPointer) -> Int {
+        let (action, wakeups) = locked.withLock { locked in
+            let action = locked.state.read(into: destination)
+            var wakeups: [CheckedContinuation<Void, Never>] = []
+            switch action {
+            case .suspend:
+                MHD_suspend_connection(connection.raw)
+            case .bytes(_, wakeWriters: true):
+                wakeups = Array(locked.roomWaiters.values)
+                locked.roomWaiters.removeAll()
+            default:
+                break
+            }
+            return (action, wakeups)
+        }
+        for wakeup in wakeups { wakeup.resume() }
+        switch action {
+        case .bytes(let count, _): return count
+        case .suspend: return 0
+        case .endOfStream: return -1  // MHD_CONTENT_READER_END_OF_STREAM
+        case .error: return -2  // MHD_CONTENT_READER_END_WITH_ERROR
+        }
+    }
+
+    /// libmicrohttpd finished with the exchange (response sent, client gone, or daemon stopping).
+    func complete() {
+        let wakeups = locked.withLock { locked in
+            locked.state.complete()
+            return locked.wakeupsAfterClose()
+        }
+        for wakeup in wakeups { wakeup.resume() }
+    }
+
+    // MARK: Swift side
+
+    /// Hands the handler's answer over. Returns false when the exchange no longer wants it.
+    func deliver(_ response: HTTPResponse) -> Bool {
+        locked.withLock { locked in
+            let (accepted, resume) = locked.state.deliver(response)
+            if resume { MHD_resume_connection(connection.raw) }
+            return accepted
+        }
+    }
+
+    /// The server could not take the request: answer 503.
+    func refuse() {
+        locked.withLock { locked in
+            if locked.state.refuse() { MHD_resume_connection(connection.raw) }
+        }
+    }
+
+    /// A handler task took the request.
+    func markTaken() {
+        locked.withLock { $0.taken = true }
+    }
+
+    /// Answers 503 unless a handler task took the request.
+    func refuseUnlessTaken() {
+        locked.withLock { locked in
+            if !locked.taken && locked.state.refuse() { MHD_resume_connection(connection.raw) }
+        }
+    }
+
+    /// Shutdown gives up: 503 for a pending request, the end for a stream.
+    func abort() {
+        perform { $0.abort() }
+    }
+
+    /// Ends a streamed body: the writer returned, or the server is stopping.
+    func endStream() {
+        perform { $0.endStream() }
+    }
+
+    /// Queues bytes of a streamed body, waiting while more than `StreamBuffer.highWater` bytes are unsent.
+    func write(_ bytes: [UInt8]) async throws {
+        while true {
+            let action = locked.withLock { locked in
+                let action = locked.state.write(bytes)
+                if case .queued(resume: true) = action { MHD_resume_connection(connection.raw) }
+                return action
+            }
+            switch action {
+            case .queued: return
+            case .closed: throw HTTPServerError.streamClosed
+            case .mustWait: try await waitForRoom()
+            }
+        }
+    }
+
+    /// Returns once writes have closed (writer finished, client gone, server stopping) or the task is cancelled.
+    func waitUntilWritesClose() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let closed = locked.withLock { locked in
+                    if locked.state.writesClosed || Task.isCancelled { return true }
+                    locked.closeWaiter = continuation
+                    return false
+                }
+                if closed { continuation.resume() }
+            }
+        } onCancel: {
+            locked.withLock { $0.closeWaiter.take() }?.resume()
+        }
+    }
+
+    // MARK: Helpers
+
+    private func perform(_ event: (inout ExchangeState) -> Bool) {
+        let wakeups = locked.withLock { locked in
+            if event(&locked.state) { MHD_resume_connection(connection.raw) }
+            return locked.wakeupsAfterClose()
+        }
+        for wakeup in wakeups { wakeup.resume() }
+    }
+
+    private func waitForRoom() async throws {
+        let id = locked.withLock { locked in
+            locked.nextWaiterID += 1
+            return locked.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let wait = locked.withLock { locked in
+                    guard !Task.isCancelled, locked.state.mustWaitForRoom() else { return false }
+                    locked.roomWaiters[id] = continuation
+                    return true
+                }
+                if !wait { continuation.resume() }
+            }
+        } onCancel: {
+            locked.withLock { $0.roomWaiters.removeValue(forKey: id) }?.resume()
+        }
+        try Task.checkCancellation()
+    }
+}

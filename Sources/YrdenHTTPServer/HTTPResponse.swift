@@ -1,0 +1,37 @@
+/// What a handler answers: a status, headers and either a complete body or a stream.
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    /// Header fields to send. `Content-Length` is computed for `.bytes` bodies and a streamed body is sent
+    /// with chunked transfer encoding, so neither needs to be set here.
+    package var headers: HTTPHeaders
+    package var body: Body
+
+    package enum Body: Sendable {
+        /// A complete body, sent with `Content-Length`.
+        case bytes([UInt8])
+        /// A streamed body (used for Server-Sent Events). The server calls the closure once, in a task it owns;
+        /// the response ends when the closure returns. When the client goes away or the server shuts down,
+        /// `write` throws and the task running the closure is cancelled.
+        case stream(@Sendable (HTTPBodyWriter) async -> Void)
+    }
+
+    package init(status: Int, headers: HTTPHeaders = [], body: Body = .bytes([])) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+extension HTTPResponse {
+    /// A plain-text response; used by the server itself for the errors it answers on its own (413, 503).
+    package static func text(_ status: Int, _ text: String, headers: HTTPHeaders = []) -> HTTPResponse {
+        var headers = headers
+        if !headers.contains("Content-Type") {
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        }
+        return HTTPResponse(status: status, headers: headers, body: .bytes(Array(text.utf8)))
+    }
+}
+
+/// The function that turns each request into a response. It runs in a child task of `HTTPServer.run()`.
+package typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse

@@ -1,0 +1,65 @@
+import CMicroHTTPD
+
+// The C callbacks libmicrohttpd calls on its own threads. They only translate between C and `Exchange` /
+// `ServerCore`; none of them waits for Swift work (the only waiting is for an exchange's short lock).
+// They must not live in a `main.swift`, whose top-level code Swift 6 treats as main-actor isolated.
+
+/// Every call for every request. `*conCls` holds the request's `Exchange` (retained) from the first call until
+/// `requestCompleted` releases it.
+let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, conCls in
+    guard let cls, let connection, let uploadSize, let conCls else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+
+    guard let context = conCls.pointee else {
+        // First call: only the headers are known.
+        let exchange = Exchange(connection: ConnectionHandle(raw: connection), maxBodyBytes: core.maxBodyBytes)
+        conCls.pointee = Unmanaged.passRetained(exchange).toOpaque()
+        if let refusal = exchange.begin(declaredLength: MHDRequest.declaredLength(connection)) {
+            return MHDResponse.queue(refusal, on: connection, for: exchange)
+        }
+        return .YES
+    }
+    let exchange = Unmanaged<Exchange>.fromOpaque(context).takeUnretainedValue()
+
+    if uploadSize.pointee > 0 {
+        // A piece of the body; libmicrohttpd may deliver a large body in dozens of pieces.
+        let piece = UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee)
+        uploadSize.pointee = 0
+        return exchange.receive(piece) ? .YES : .NO
+    }
+
+    switch exchange.finalCall() {
+    case .dispatch(let body):
+        // The connection is suspended now; a handler task resumes it once it has answered.
+        let request = MHDRequest.read(connection, url: url, method: method, body: body)
+        core.dispatch(IncomingRequest(request: request, exchange: exchange))
+        return .YES
+    case .queue(let response):
+        return MHDResponse.queue(response, on: connection, for: exchange)
+    case .close:
+        return .NO
+    }
+}
+
+/// The end of a request (sent, failed, client gone, daemon stopping): releases the exchange from `*conCls`.
+let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+    guard let cls, let conCls, let context = conCls.pointee else { return }
+    conCls.pointee = nil
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let exchange = Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue()
+    exchange.complete()
+    core.completed(exchange)
+}
+
+/// Pulls the next bytes of a streamed body; suspends the connection while there are none.
+let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, capacity in
+    guard let cls, let buffer else { return -2 }
+    let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+    return exchange.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+}
+
+/// libmicrohttpd is done with a streamed response: releases the reference `streamReader`'s `cls` held.
+let streamReaderFree: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    Unmanaged<Exchange>.fromOpaque(cls).release()
+}

@@ -1,0 +1,53 @@
+import CMicroHTTPD
+import Logging
+
+/// Starts libmicrohttpd on an already-listening socket with the server's threading model.
+enum MHDDaemon {
+    /// Internal polling threads (a pool of `threadPoolSize` epoll loops) with suspend/resume, so a request can
+    /// wait for Swift without holding a libmicrohttpd thread, and a stream can idle without polling.
+    static func start(
+        configuration: HTTPServerConfiguration,
+        socket: ListenSocket,
+        core: ServerCore
+    ) throws -> DaemonHandle {
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        #if os(Linux)
+        flags |= MHD_USE_EPOLL.rawValue
+        #else
+        flags |= MHD_USE_AUTO.rawValue
+        #endif
+        if socket.isIPv6 {
+            flags |= configuration.host == "::" ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
+        }
+        if core.logger.logLevel <= .debug {
+            flags |= MHD_USE_ERROR_LOG.rawValue
+        }
+
+        // The core outlives the daemon: `HTTPServer` keeps it and stops the daemon before letting go of it.
+        let cls = Unmanaged.passUnretained(core).toOpaque()
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket.descriptor), ptr_value: nil),
+            MHD_OptionItem(
+                option: .CONNECTION_TIMEOUT,
+                value: max(0, configuration.connectionTimeout),
+                ptr_value: nil
+            ),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
+            yrden_mhd_option_notify_completed(requestCompleted, cls),
+        ]
+        if configuration.threadPoolSize > 1 {
+            options.append(
+                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil)
+            )
+        }
+        options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+
+        let daemon = options.withUnsafeMutableBufferPointer { options in
+            yrden_mhd_start_daemon(UInt32(flags), UInt16(socket.port), accessHandler, cls, options.baseAddress!)
+        }
+        guard let daemon else {
+            throw HTTPServerError.daemonStartFailed(host: configuration.host, port: socket.port)
+        }
+        return DaemonHandle(raw: daemon)
+    }
+}
