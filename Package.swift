@@ -11,7 +11,7 @@ let strict: [SwiftSetting] = [
 
 let log = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
-let subprocess = Target.Dependency.product(name: "Subprocess", package: "swift-subprocess")
+let signals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
@@ -21,7 +21,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // Layer 0: no I/O of their own.
@@ -31,11 +30,13 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "YrdenProtocol", swiftSettings: strict),
+        /// GNU process calls Swift cannot see through Glibc (pipe2, setsid/chdir spawn attributes).
+        .target(name: "CYrdenProcess"),
 
         // Layer 1: one concern each, unaware of the others.
         .target(name: "YrdenConfig", dependencies: ["YrdenProtocol"], swiftSettings: strict),
         .target(name: "YrdenHTTPServer", dependencies: ["CMicroHTTPD", log, lifecycle], swiftSettings: strict),
-        .target(name: "YrdenTransport", dependencies: ["YrdenProtocol", log, subprocess], swiftSettings: strict),
+        .target(name: "YrdenTransport", dependencies: ["YrdenProtocol", "CYrdenProcess", log], swiftSettings: strict),
         .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol"], swiftSettings: strict),
 
         // Layer 2: many upstreams as one.
@@ -48,14 +49,14 @@ let package = Package(
         // Layer 3: HTTP semantics.
         .target(
             name: "YrdenFront",
-            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenHTTPServer", log],
+            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenHTTPServer", log],
             swiftSettings: strict
         ),
 
         // Layer 4: the composition root, a library so tests can start it in-process.
         .target(
             name: "YrdenApp",
-            dependencies: ["YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", log, lifecycle],
+            dependencies: ["YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", log, lifecycle, signals],
             swiftSettings: strict
         ),
 
@@ -69,6 +70,12 @@ let package = Package(
         .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig"], swiftSettings: strict),
         .testTarget(name: "YrdenHTTPServerTests", dependencies: ["YrdenHTTPServer"], swiftSettings: strict),
+        .testTarget(
+            name: "YrdenTransportTests",
+            dependencies: ["YrdenTransport", "YrdenProtocol"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "YrdenFrontTests", dependencies: ["YrdenFront"], swiftSettings: strict),
         .testTarget(name: "YrdenDemoServerTests", dependencies: ["YrdenDemoServer"], swiftSettings: strict),
         .testTarget(
             name: "YrdenEngineTests",
