@@ -1,0 +1,57 @@
+# Yrden: one MCP endpoint in front of many MCP servers.
+#   make run    install what is missing, build (release), start the gateway on its embedded default
+#   make test   install what is missing, build, run unit tests, the format check and the interop suite
+#   make bench  build release and print figures beside a direct connection to the same upstream
+
+SHELL := /bin/bash
+SWIFT ?= swift
+PYTHON ?= python3
+VENV := .venv
+CONFIG ?=
+ARGS ?=
+
+.PHONY: run test unit interop lint format bench system-deps venv build build-release clean
+
+# System packages the build needs; installed only when missing (CI and fresh machines run as root).
+system-deps:
+	@if ! pkg-config --exists libmicrohttpd 2>/dev/null; then \
+		echo "installing libmicrohttpd-dev and pkg-config"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libmicrohttpd-dev pkg-config >/dev/null; \
+	fi
+
+build: system-deps
+	$(SWIFT) build
+
+build-release: system-deps
+	$(SWIFT) build -c release
+
+run: build-release
+	.build/release/yrden serve $(if $(CONFIG),--config $(CONFIG)) $(ARGS)
+
+# Python peers for the interop suite (official MCP SDK, mcp-server-time), pinned in one file.
+venv: $(VENV)/.installed
+$(VENV)/.installed: Tests/interop/requirements.txt
+	$(PYTHON) -m venv $(VENV) || { apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); }
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements.txt
+	touch $@
+
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
+
+format:
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift Sources Tests
+
+unit: build
+	$(SWIFT) test
+
+interop: build venv
+	YRDEN_BIN=$(CURDIR)/.build/debug/yrden $(VENV)/bin/python -m pytest Tests/interop -q
+
+test: lint unit interop
+
+bench: build-release
+	Benchmarks/run.sh
+
+clean:
+	rm -rf .build $(VENV)
