@@ -30,6 +30,8 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "YrdenProtocol", swiftSettings: strict),
+        /// MCP's stdio framing over file descriptors: blocking line reads on a thread, whole-line writes.
+        .target(name: "YrdenLineIO", swiftSettings: strict),
         /// GNU process calls Swift cannot see through Glibc (pipe2, setsid/chdir spawn attributes).
         .target(name: "CYrdenProcess"),
 
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "YrdenConfig", dependencies: ["YrdenProtocol"], swiftSettings: strict),
         .target(name: "YrdenHTTPServer", dependencies: ["CMicroHTTPD", log, lifecycle], swiftSettings: strict),
         .target(name: "YrdenTransport", dependencies: ["YrdenProtocol", "CYrdenProcess", log], swiftSettings: strict),
-        .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol"], swiftSettings: strict),
+        .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol", "YrdenLineIO"], swiftSettings: strict),
 
         // Layer 2: many upstreams as one.
         .target(
@@ -49,7 +51,9 @@ let package = Package(
         // Layer 3: HTTP semantics.
         .target(
             name: "YrdenFront",
-            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenHTTPServer", log],
+            dependencies: [
+                "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenHTTPServer", "YrdenLineIO", log,
+            ],
             swiftSettings: strict
         ),
 

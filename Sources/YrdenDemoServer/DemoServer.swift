@@ -1,4 +1,5 @@
 import Foundation
+import YrdenLineIO
 import YrdenProtocol
 
 #if canImport(Glibc)
@@ -23,10 +24,10 @@ package enum DemoServer {
         // A client that goes away must not kill the server mid-write; failed writes are dropped instead.
         signal(SIGPIPE, SIG_IGN)
         let stdout = LineWriter(fileDescriptor: STDOUT_FILENO)
-        let core = DemoServerCore { message in stdout.write(message.json) }
+        let core = DemoServerCore { message in stdout.write(line: message.serialized()) }
         let reader = Thread {
             LineReader.readLines(fileDescriptor: STDIN_FILENO) { line in
-                if let reply = core.handle(line: line) { stdout.write(reply) }
+                if let reply = core.handle(line: line) { stdout.write(line: reply.serialized()) }
             }
             core.finishInput()
         }

@@ -1,5 +1,4 @@
 import Synchronization
-import YrdenProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -9,24 +8,24 @@ import Musl
 import Darwin
 #endif
 
-/// Writes JSON values as newline-terminated lines to a file descriptor, one whole line per `write(2)` loop,
-/// under a lock so that concurrent writers never interleave.
-final class LineWriter: Sendable {
+/// Writes newline-terminated lines to a file descriptor, one whole line per `write(2)` loop, under a lock so
+/// that concurrent writers never interleave. This is MCP's stdio framing, used by both sides of the gateway.
+package final class LineWriter: Sendable {
     private let fileDescriptor: Mutex<Int32>
 
-    init(fileDescriptor: Int32) {
+    package init(fileDescriptor: Int32) {
         self.fileDescriptor = Mutex(fileDescriptor)
     }
 
-    /// Serializes outside the lock, writes inside it. A failed write (the reader has gone) drops the line.
-    func write(_ value: JSONValue) {
-        var line = value.serialized()
+    /// Appends the newline and writes the line. A failed write (the reader has gone) drops it.
+    package func write(line: [UInt8]) {
+        var line = line
         line.append(UInt8(ascii: "\n"))
         fileDescriptor.withLock { descriptor in _ = Self.writeAll(line, to: descriptor) }
     }
 
     /// One diagnostic line on stderr; stdout carries MCP messages only.
-    static func log(_ text: String) {
+    package static func log(_ text: String) {
         _ = writeAll(Array((text + "\n").utf8), to: STDERR_FILENO)
     }
 
@@ -59,8 +58,8 @@ final class LineWriter: Sendable {
 
 /// Reads a file descriptor with blocking reads until end of file and hands over each line without its
 /// terminator ("\n" or "\r\n"). Blank lines are skipped; a last line without "\n" still counts.
-enum LineReader {
-    static func readLines(fileDescriptor: Int32, _ body: (ArraySlice<UInt8>) -> Void) {
+package enum LineReader {
+    package static func readLines(fileDescriptor: Int32, _ body: (ArraySlice<UInt8>) -> Void) {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var pending: [UInt8] = []
         while true {

@@ -1,0 +1,93 @@
+import Foundation
+import YrdenEngine
+import YrdenLineIO
+import YrdenProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The aggregate served over stdio (`yrden stdio`), for hosts that can only launch a command.
+///
+/// One client, one session: `initialize` opens it, requests run concurrently (so a slow tool does not hold
+/// up the rest), progress and list changes are written as notifications between responses, and the end of
+/// stdin ends the session. stdout carries MCP messages only; logs go to stderr.
+package struct StdioEndpoint: Sendable {
+    let gateway: Gateway
+
+    package init(gateway: Gateway) {
+        self.gateway = gateway
+    }
+
+    /// Serves until stdin closes, then ends the session and returns.
+    package func run() async {
+        let stdout = LineWriter(fileDescriptor: STDOUT_FILENO)
+        let (lines, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        let reader = Thread {
+            LineReader.readLines(fileDescriptor: STDIN_FILENO) { continuation.yield(Array($0)) }
+            continuation.finish()
+        }
+        reader.name = "yrden-stdio-in"
+        reader.start()
+        let connection = StdioConnection(gateway: gateway, output: { stdout.write(line: $0.serialized()) })
+        await connection.serve(lines)
+    }
+}
+
+/// The per-process state of the stdio endpoint: the session once initialized, and where messages go.
+struct StdioConnection: Sendable {
+    let gateway: Gateway
+    let output: @Sendable (JSONRPCMessage) -> Void
+
+    func serve(_ lines: AsyncStream<[UInt8]>) async {
+        var session: DownstreamSession?
+        await withDiscardingTaskGroup { group in
+            for await line in lines {
+                let body: JSONRPCBody
+                do throws(JSONRPCError) {
+                    body = try JSONRPCBody.decode(line)
+                } catch {
+                    output(.response(JSONRPCResponse(id: nil, error: error)))
+                    continue
+                }
+                guard case .single(let outcome, let rawID) = body else {
+                    output(
+                        .response(JSONRPCResponse(id: nil, error: .invalidRequest("batches are not served over stdio")))
+                    )
+                    continue
+                }
+                switch outcome {
+                case .failure(let error):
+                    output(.response(JSONRPCResponse(id: rawID, error: error)))
+                case .success(.request(let request)) where request.method == MCPMethod.initialize:
+                    guard session == nil else {
+                        output(
+                            .response(JSONRPCResponse(id: request.id, error: .invalidRequest("already initialized")))
+                        )
+                        continue
+                    }
+                    let (opened, response) = gateway.initialize(request)
+                    session = opened
+                    output(.response(response))
+                    let notifications = opened.openNotificationStream()
+                    group.addTask { for await message in notifications { output(message) } }
+                case .success(.request(let request)):
+                    guard let current = session else {
+                        output(
+                            .response(JSONRPCResponse(id: request.id, error: .invalidRequest("send initialize first")))
+                        )
+                        continue
+                    }
+                    group.addTask {
+                        output(.response(await gateway.handle(request, session: current, related: output)))
+                    }
+                case .success(.notification(let notification)):
+                    if let current = session { gateway.handle(notification, session: current) }
+                case .success(.response):
+                    continue
+                }
+            }
+            if let current = session { _ = gateway.sessions.end(current.id) }
+        }
+    }
+}
