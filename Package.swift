@@ -12,6 +12,9 @@ let strict: [SwiftSetting] = [
 let log = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let signals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
+let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
@@ -21,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // Layer 0: no I/O of their own.
@@ -38,13 +43,17 @@ let package = Package(
         // Layer 1: one concern each, unaware of the others.
         .target(name: "YrdenConfig", dependencies: ["YrdenProtocol"], swiftSettings: strict),
         .target(name: "YrdenHTTPServer", dependencies: ["CMicroHTTPD", log, lifecycle], swiftSettings: strict),
-        .target(name: "YrdenTransport", dependencies: ["YrdenProtocol", "CYrdenProcess", log], swiftSettings: strict),
+        .target(
+            name: "YrdenTransport",
+            dependencies: ["YrdenProtocol", "CYrdenProcess", log, httpClient, nioCore, nioHTTP1],
+            swiftSettings: strict
+        ),
         .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol", "YrdenLineIO"], swiftSettings: strict),
 
         // Layer 2: many upstreams as one.
         .target(
             name: "YrdenEngine",
-            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", log, lifecycle],
+            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", log, lifecycle, httpClient],
             swiftSettings: strict
         ),
 
@@ -60,7 +69,10 @@ let package = Package(
         // Layer 4: the composition root, a library so tests can start it in-process.
         .target(
             name: "YrdenApp",
-            dependencies: ["YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", log, lifecycle, signals],
+            dependencies: [
+                "YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", log, lifecycle, signals, httpClient,
+                nioCore,
+            ],
             swiftSettings: strict
         ),
 

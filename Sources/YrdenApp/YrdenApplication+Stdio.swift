@@ -8,7 +8,11 @@ extension YrdenApplication {
     /// Serves the aggregate over stdin/stdout until stdin closes (the host went away) or a signal arrives,
     /// then shuts every upstream down as `run()` does.
     package func runStdio() async throws {
-        let gateway = Gateway(config: config, logger: logger)
+        try await withUpstreamConnector { connector in try await runStdio(connector: connector) }
+    }
+
+    private func runStdio(connector: UpstreamConnector) async throws {
+        let gateway = Gateway(config: config, logger: logger, connector: connector)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [

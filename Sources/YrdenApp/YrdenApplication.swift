@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 import YrdenConfig
@@ -24,7 +26,28 @@ package struct YrdenApplication: Sendable {
     /// Binds the listener (so a port clash fails fast, before anything is started) and serves until a
     /// signal or cancellation; returns once everything has stopped.
     package func run() async throws {
-        let gateway = Gateway(config: config, logger: logger)
+        try await withUpstreamConnector { connector in try await run(connector: connector) }
+    }
+
+    /// Runs `body` with the process's one upstream HTTP client, shut down once `body` returns (after the
+    /// service group has stopped every upstream).
+    func withUpstreamConnector<Result>(_ body: (UpstreamConnector) async throws -> Result) async throws -> Result {
+        try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
+            try await body(UpstreamConnector(httpClient: httpClient))
+        }
+    }
+
+    /// The one HTTP client for upstream traffic. Redirects are refused (a bearer token must never follow one
+    /// to another host), connecting is bounded, and there is no read timeout: SSE streams stay open, and each
+    /// request carries its own deadline instead. Streams hold a connection each, hence the larger pool.
+    package static let upstreamHTTPConfiguration = HTTPClient.Configuration(
+        redirectConfiguration: .disallow,
+        timeout: .init(connect: .seconds(10)),
+        connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+    )
+
+    private func run(connector: UpstreamConnector) async throws {
+        let gateway = Gateway(config: config, logger: logger, connector: connector)
         let router = FrontRouter(gateway: gateway, allowedOrigins: config.gateway.allowedOrigins, logger: logger)
         let server = try HTTPServer(
             configuration: HTTPServerConfiguration(

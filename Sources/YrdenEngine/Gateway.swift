@@ -11,6 +11,7 @@ import YrdenTransport
 /// is rebuilt, and every session is told which lists changed.
 package final class Gateway: Sendable {
     package let config: GatewayConfig
+    package let connector: UpstreamConnector
     package let sessions = SessionStore()
     let logger: Logger
     private let state: Mutex<Snapshot>
@@ -23,8 +24,9 @@ package final class Gateway: Sendable {
         package var catalog = AggregatedCatalog.empty
     }
 
-    package init(config: GatewayConfig, logger: Logger) {
+    package init(config: GatewayConfig, logger: Logger, connector: UpstreamConnector = UpstreamConnector()) {
         self.config = config
+        self.connector = connector
         self.logger = logger
         var links: [String: ServerLink] = [:]
         for spec in config.servers { links[spec.id] = ServerLink(spec: spec) }

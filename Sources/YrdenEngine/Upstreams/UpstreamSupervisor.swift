@@ -79,21 +79,43 @@ struct UpstreamSupervisor: Sendable {
     }
 
     private func openClient() throws(UpstreamError) -> UpstreamClient {
-        let ring = gateway.logRing(spec.id)
-        let logger = self.logger
-        let log: @Sendable (String) -> Void = { line in
-            ring?.append(line)
-            logger.debug("\(line)", metadata: ["yrden.stream": "stderr"])
-        }
         switch spec.transport {
         case .stdio(let command, let args, let env, let cwd):
             let stdio = StdioCommand(command: command, arguments: args, environment: env, workingDirectory: cwd)
             return try UpstreamClient(
                 open: { handler throws(UpstreamError) in try StdioChannel(command: stdio, handler: handler) },
-                log: log
+                log: channelLog(stream: "stderr")
             )
-        case .http, .sse:
+        case .http(let url, let headers, let auth, _):
+            // Legacy HTTP+SSE fallback is not attempted yet: a server that refuses the POST fails to connect.
+            if case .oauth = auth {
+                throw UpstreamError(.auth, "OAuth for HTTP upstreams is not supported by this build yet")
+            }
+            guard let httpClient = gateway.connector.httpClient else {
+                throw UpstreamError(.network, "this gateway was started without an HTTP client")
+            }
+            let endpoint = StreamableHTTPEndpoint(
+                url: url,
+                headers: headers,
+                requestTimeout: spec.timeouts.request,
+                toolCallTimeout: spec.timeouts.toolCall
+            )
+            return try UpstreamClient(
+                open: { handler in StreamableHTTPChannel(endpoint: endpoint, client: httpClient, handler: handler) },
+                log: channelLog(stream: "http")
+            )
+        case .sse:
             throw UpstreamError(.protocol, "\(spec.transport.kindName) upstreams are not supported by this build yet")
+        }
+    }
+
+    /// Where a channel's diagnostics go: the server's log ring (the admin API's view) and debug logging.
+    private func channelLog(stream: String) -> @Sendable (String) -> Void {
+        let ring = gateway.logRing(spec.id)
+        let logger = self.logger
+        return { line in
+            ring?.append(line)
+            logger.debug("\(line)", metadata: ["yrden.stream": "\(stream)"])
         }
     }
 

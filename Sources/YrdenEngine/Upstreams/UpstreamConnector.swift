@@ -1,0 +1,15 @@
+import AsyncHTTPClient
+
+/// What the engine needs to open connections to remote upstreams; owned by the application.
+///
+/// The one `HTTPClient` is created and shut down by the composition root, so every HTTP upstream shares its
+/// connection pool and none outlives the process's service group.
+package struct UpstreamConnector: Sendable {
+    /// `nil` in a gateway built without one (tests of the engine alone): HTTP upstreams then fail to connect
+    /// with a message that says so.
+    package var httpClient: HTTPClient?
+
+    package init(httpClient: HTTPClient? = nil) {
+        self.httpClient = httpClient
+    }
+}

@@ -1,0 +1,50 @@
+import YrdenProtocol
+
+/// Where and how to reach one Streamable HTTP upstream.
+package struct StreamableHTTPEndpoint: Sendable {
+    /// The MCP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
+    package var url: String
+    /// Sent on every request. They often carry secrets: never log their values.
+    package var headers: [String: String]
+    /// The per-request timeout for anything but a tool call.
+    package var requestTimeout: Duration
+    /// The per-request timeout for `tools/call`.
+    package var toolCallTimeout: Duration
+
+    /// The caller's own deadline may be extended by progress up to this many times its timeout (see the
+    /// gateway's `maxTotalTimeout`), so a POST is cut off only after that: a backstop, never the first to fire.
+    static let deadlineFactor = 4
+
+    package init(url: String, headers: [String: String], requestTimeout: Duration, toolCallTimeout: Duration) {
+        self.url = url
+        self.headers = headers
+        self.requestTimeout = requestTimeout
+        self.toolCallTimeout = toolCallTimeout
+    }
+
+    /// The longest one POST carrying `method` may take, response stream included.
+    func postDeadline(for method: String?) -> Duration {
+        let timeout = method == MCPMethod.toolsCall ? toolCallTimeout : requestTimeout
+        return timeout * Self.deadlineFactor + .seconds(5)
+    }
+}
+
+/// What the channel needs to know about a frame it sends: its id (when it is a request) and method.
+struct OutboundFrame: Sendable {
+    var bytes: [UInt8]
+    /// The request id, when the frame is a request; a synthesized error answers to it.
+    var id: JSONRPCID?
+    /// The method, when the frame is a request or notification.
+    var method: String?
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        guard let object = try? JSONValue.parse(bytes).objectValue, let method = object["method"]?.stringValue else {
+            return
+        }
+        self.method = method
+        if let id = object["id"] { self.id = JSONRPCID(id) }
+    }
+
+    var isRequest: Bool { id != nil }
+}
