@@ -107,9 +107,7 @@ extension Gateway {
         switch reference["type"]?.stringValue {
         case "ref/prompt":
             let name = reference["name"]?.stringValue ?? ""
-            guard let route = snapshot.catalog.promptRoutes[name] else {
-                throw .invalidParams("Unknown prompt: \(name)")
-            }
+            guard let route = snapshot.catalog.promptRoutes[name] else { throw unknownName("prompt", name, snapshot) }
             reference["name"] = .string(route.name)
             params["ref"] = .object(reference)
             return try await forward(
