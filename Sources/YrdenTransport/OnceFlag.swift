@@ -9,6 +9,4 @@ package final class OnceFlag: Sendable {
     package func set() -> Bool {
         flag.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
     }
-
-    package var isSet: Bool { flag.load(ordering: .acquiring) }
 }

@@ -63,12 +63,13 @@ package final class DownstreamSession: Sendable {
             of: JSONRPCMessage.self,
             bufferingPolicy: .bufferingNewest(256)
         )
-        let (previous, backlog) = state.withLock { state in
-            state.ended ? (continuation, []) : state.outbox.attach(continuation)
+        let opened = state.withLock { state in state.ended ? nil : state.outbox.attach(continuation) }
+        guard let (previous, backlog) = opened else {
+            continuation.finish()
+            return stream
         }
         previous?.finish()
         backlog.forEach { continuation.yield($0) }
-        if state.withLock({ $0.ended }) { continuation.finish() }
         return stream
     }
 

@@ -8,7 +8,6 @@ package struct ServerLink: Sendable {
     package var client: UpstreamClient?
     package var handshake: UpstreamHandshake?
     package var catalog: ServerCatalog?
-    package var reconnects: Int = 0
     package let log: LogRing
 
     init(spec: ServerSpec) {

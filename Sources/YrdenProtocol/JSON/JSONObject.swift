@@ -27,7 +27,6 @@ package struct JSONObject: Sendable, Sequence {
 
     package var count: Int { keys.count }
     package var isEmpty: Bool { keys.isEmpty }
-    package var allKeys: [String] { keys }
 
     package subscript(key: String) -> JSONValue? {
         get {

@@ -50,8 +50,6 @@ extension JSONValue {
         return nil
     }
 
-    package var isNull: Bool { self == .null }
-
     /// Member lookup on objects; `nil` for a missing key or a non-object.
     package subscript(key: String) -> JSONValue? {
         objectValue?[key]

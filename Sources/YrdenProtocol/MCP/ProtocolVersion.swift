@@ -3,8 +3,6 @@ package enum ProtocolVersion {
     /// Handshake-era revisions the gateway speaks, oldest first.
     package static let supported = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
     package static let latest = "2025-11-25"
-    /// What a Streamable HTTP request without the version header is assumed to speak (spec: 2025-03-26).
-    package static let assumedWithoutHeader = "2025-03-26"
 
     package static func isSupported(_ version: String) -> Bool {
         supported.contains(version)

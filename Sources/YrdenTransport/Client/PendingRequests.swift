@@ -25,8 +25,6 @@ final class PendingRequests: Sendable {
 
     private let state = Mutex(State())
 
-    var count: Int { state.withLock { $0.entries.count } }
-
     /// Adds an entry, or fails at once if the connection has already failed.
     func register(_ id: Int, _ entry: Entry) {
         let failure = state.withLock { state -> UpstreamError? in

@@ -41,8 +41,6 @@ package final class UpstreamClient: Sendable {
         self.events = events
     }
 
-    package var inFlightCount: Int { pending.count }
-
     /// Sends a request and waits for its answer. An upstream JSON-RPC error is a `.failure` value; only the
     /// transport failing (closed, timed out, cancelled) throws.
     package func request(
