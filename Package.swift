@@ -16,6 +16,7 @@ let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "as
 let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 
 let package = Package(
     name: "Yrden",
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // Layer 0: no I/O of their own.
@@ -39,6 +41,8 @@ let package = Package(
         .target(name: "YrdenLineIO", swiftSettings: strict),
         /// GNU process calls Swift cannot see through Glibc (pipe2, setsid/chdir spawn attributes).
         .target(name: "CYrdenProcess"),
+        /// Atomic file writes and secret files (0600, AES-GCM when YRDEN_SECRET_KEY is set); knows nothing of MCP.
+        .target(name: "YrdenStorage", dependencies: [crypto], swiftSettings: strict),
 
         // Layer 1: one concern each, unaware of the others.
         .target(name: "YrdenConfig", dependencies: ["YrdenProtocol"], swiftSettings: strict),
@@ -85,6 +89,7 @@ let package = Package(
 
         .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig"], swiftSettings: strict),
+        .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),
         .testTarget(name: "YrdenHTTPServerTests", dependencies: ["YrdenHTTPServer"], swiftSettings: strict),
         .testTarget(
             name: "YrdenTransportTests",

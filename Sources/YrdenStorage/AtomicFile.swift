@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whole-file reads and crash-safe whole-file replacement, with plain POSIX calls so failures carry their errno.
+///
+/// A write goes to a fresh temporary file beside the target, is flushed to disk, and is renamed over the target;
+/// `rename(2)` is atomic, so a reader (or a restart after `kill -9` or a power cut) sees the old file or the new
+/// one, never a mix. The directory is flushed too, so the rename itself survives a power cut.
+package enum AtomicFile {
+    /// The default read limit: a config or a token is kilobytes, and a path that names a huge file or a device by
+    /// mistake should fail quickly instead of filling memory.
+    package static let defaultMaxBytes = 16 * 1024 * 1024
+
+    /// Replaces the file at `path` with `bytes`, created with `mode` (less the umask, as `open(2)` does).
+    ///
+    /// The temporary file has `mode` from the moment it exists, so a secret is never briefly readable by others.
+    /// It is named `.<name>.tmp-<pid>-<random>`, a hidden name that no secret name can take. On any failure it is
+    /// removed and the target is left as it was. A symbolic link at `path` is followed, so the file it points at
+    /// is replaced and the link kept.
+    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t) throws(StorageError) {
+        let target = followingSymbolicLink(path)
+        let (descriptor, temporary) = try createTemporary(beside: target, mode: mode, for: path)
+        var placed = false
+        defer { if !placed { unlink(temporary) } }
+
+        var failedCall: (action: String, errno: Int32)?
+        if !POSIX.writeAll(bytes, to: descriptor) {
+            failedCall = ("write", errno)
+        } else if !POSIX.sync(descriptor) {
+            failedCall = ("flush", errno)
+        }
+        // close(2) can report a delayed write error (NFS), so its result counts when nothing failed before it.
+        if close(descriptor) != 0, failedCall == nil {
+            failedCall = ("write", errno)
+        }
+        if let failedCall { throw POSIX.failure(failedCall.action, path, errno: failedCall.errno) }
+
+        guard rename(temporary, target) == 0 else { throw POSIX.failure("replace", path, errno: errno) }
+        placed = true
+        try syncDirectory(of: target, for: path)
+    }
+
+    /// The contents of `path`, or nil when there is no such file.
+    ///
+    /// A file larger than `maxBytes` is an error rather than a truncated read.
+    package static func read(_ path: String, maxBytes: Int = defaultMaxBytes) throws(StorageError) -> [UInt8]? {
+        let descriptor = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw POSIX.failure("read", path, errno: errno)
+        }
+        defer { close(descriptor) }
+        var contents: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = POSIX.read(descriptor, into: &chunk)
+            if count < 0 { throw POSIX.failure("read", path, errno: errno) }
+            if count == 0 { return contents }
+            contents.append(contentsOf: chunk[0..<count])
+            if contents.count > maxBytes {
+                throw StorageError(
+                    .tooLarge,
+                    message: "\(path) is larger than \(maxBytes) bytes",
+                    fix: "check that the path names the right file"
+                )
+            }
+        }
+    }
+
+    /// Removes the file at `path`; false when there was none. The directory is flushed so the removal lasts.
+    @discardableResult
+    package static func remove(_ path: String) throws(StorageError) -> Bool {
+        guard unlink(path) == 0 else {
+            if errno == ENOENT { return false }
+            throw POSIX.failure("remove", path, errno: errno)
+        }
+        try syncDirectory(of: path, for: path)
+        return true
+    }
+
+    /// Opens a new, exclusively created temporary file in the directory of `target`.
+    private static func createTemporary(
+        beside target: String,
+        mode: mode_t,
+        for path: String
+    ) throws(StorageError) -> (descriptor: Int32, path: String) {
+        let directory = POSIX.directory(of: target)
+        let prefix = "\(directory)/.\(POSIX.fileName(of: target)).tmp-\(getpid())-"
+        // O_EXCL makes a clash with a leftover file fail instead of sharing it; a few fresh names settle that.
+        for _ in 0..<8 {
+            let temporary = prefix + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            let descriptor = POSIX.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            if descriptor >= 0 { return (descriptor, temporary) }
+            if errno != EEXIST { throw POSIX.failure("create a temporary file for", path, errno: errno) }
+        }
+        throw POSIX.failure("create a temporary file for", path, errno: EEXIST)
+    }
+
+    /// Flushes the directory entry of `target`, so that a rename or removal survives a power cut.
+    private static func syncDirectory(of target: String, for path: String) throws(StorageError) {
+        let directory = POSIX.directory(of: target)
+        let descriptor = POSIX.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw POSIX.failure("flush the directory of", path, errno: errno) }
+        defer { close(descriptor) }
+        // Some file systems cannot flush a directory and say EINVAL; the rename has happened all the same.
+        if !POSIX.sync(descriptor), errno != EINVAL {
+            throw POSIX.failure("flush the directory of", path, errno: errno)
+        }
+    }
+
+    /// The file a symbolic link at `path` points at, or `path` itself when it is no link or the link is dangling.
+    private static func followingSymbolicLink(_ path: String) -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+            let resolved = realpath(path, nil)
+        else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
