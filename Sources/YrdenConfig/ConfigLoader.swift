@@ -2,38 +2,29 @@ import YrdenProtocol
 
 /// The entry point: bytes or a file in, a validated ``GatewayConfig`` or every problem out.
 ///
-/// Order of work: parse JSON (a syntax error is the only problem then, with line and column), decode and
-/// validate the tree with `${VAR}` expanded from `environment`, apply `YRDEN_*` overrides, then check the
-/// security default that a non-loopback listener has an admin token. The environment is a parameter, never read
-/// from the process, so tests and the CLI control exactly what the config sees.
+/// Order of work: parse JSON (a syntax error, with line and column, or a document that is not an object is then
+/// the only problem), decode and validate the tree with `${VAR}` expanded from `environment`, apply `YRDEN_*`
+/// overrides, then check the security default that a non-loopback listener has an admin token. The environment
+/// is a parameter, never read from the process, so tests and the CLI control exactly what the config sees.
+/// Decoding goes through ``ConfigDocument``, the form the admin API edits, so an edit and a file are judged by
+/// one path.
 package enum ConfigLoader {
     package static func decode(
         _ bytes: [UInt8],
         source: String,
         environment: [String: String]
     ) throws(ConfigError) -> GatewayConfig {
-        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
-        let value: JSONValue
-        do throws(JSONParseError) {
-            value = try JSONValue.parse(text)
-        } catch {
-            throw ConfigError(source: source, problems: [parseProblem(error, in: text)])
-        }
-        let context = DecodingContext(environment: environment)
-        var config = ConfigDecoder(context: context).decodeDocument(value)
-        EnvironmentOverrides.apply(to: &config.gateway, environment: environment, context: context)
-        let settled = !context.hasProblem(at: "gateway.listen") && !context.hasProblem(at: "gateway.adminToken")
-        if settled, let problem = config.gateway.exposureProblem {
-            context.report(problem)
-        }
-        guard context.problems.isEmpty else {
-            throw ConfigError(source: source, problems: context.problems)
-        }
-        return config
+        try ConfigDocument(parsing: bytes, source: source).decoded(environment: environment, source: source)
     }
 
     /// Reads and decodes the file at `path`; the file's path is the ``ConfigError/source``.
     package static func load(path: String, environment: [String: String]) throws(ConfigError) -> GatewayConfig {
+        try loadDocument(path: path).decoded(environment: environment, source: path)
+    }
+
+    /// Reads the file at `path` as a document to edit and write back, without decoding it; the file's path is
+    /// the ``ConfigError/source``.
+    package static func loadDocument(path: String) throws(ConfigError) -> ConfigDocument {
         let bytes: [UInt8]
         switch ConfigFile.read(path: path) {
         case .success(let contents): bytes = contents
@@ -41,7 +32,7 @@ package enum ConfigLoader {
             let problem = ConfigProblem(path: "", message: finding.message, fix: finding.fix)
             throw ConfigError(source: path, problems: [problem])
         }
-        return try decode(bytes, source: path, environment: environment)
+        return try ConfigDocument(parsing: bytes, source: path)
     }
 
     /// A syntax error placed by line and column (1-based, columns in characters) as editors show them.

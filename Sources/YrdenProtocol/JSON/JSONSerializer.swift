@@ -76,3 +76,50 @@ extension JSONValue {
         output.append(UInt8(ascii: "\""))
     }
 }
+
+extension JSONValue {
+    /// Indented UTF-8 JSON for files people edit: one member or item per line, `": "` after keys, keys in the
+    /// object's own order, empty containers as `{}` and `[]`, and a trailing newline. Strings are escaped as
+    /// in ``serialized()``, so the only raw newlines are the ones between lines.
+    package func prettySerialized(indent: Int = 2) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(1024)
+        writePretty(into: &output, indent: max(indent, 0), depth: 0)
+        output.append(0x0A)
+        return output
+    }
+
+    private func writePretty(into output: inout [UInt8], indent: Int, depth: Int) {
+        switch self {
+        case .array(let values) where !values.isEmpty:
+            output.append(UInt8(ascii: "["))
+            for (position, value) in values.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                Self.startLine(into: &output, spaces: indent * (depth + 1))
+                value.writePretty(into: &output, indent: indent, depth: depth + 1)
+            }
+            Self.startLine(into: &output, spaces: indent * depth)
+            output.append(UInt8(ascii: "]"))
+        case .object(let object) where !object.isEmpty:
+            output.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, value) in object {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                Self.startLine(into: &output, spaces: indent * (depth + 1))
+                Self.writeString(key, into: &output)
+                output.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+                value.writePretty(into: &output, indent: indent, depth: depth + 1)
+            }
+            Self.startLine(into: &output, spaces: indent * depth)
+            output.append(UInt8(ascii: "}"))
+        default:
+            write(into: &output)
+        }
+    }
+
+    private static func startLine(into output: inout [UInt8], spaces: Int) {
+        output.append(0x0A)
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces))
+    }
+}

@@ -1,0 +1,135 @@
+import Testing
+import YrdenProtocol
+
+@testable import YrdenConfig
+
+@Suite struct RedactionTests {
+    private static let mark = JSONValue.string(ConfigDocument.redactionMark)
+
+    private static let remote: JSONValue = [
+        "url": "https://api.example/mcp",
+        "headers": ["Authorization": "Bearer sk-live-123", "X-Api-Key": "${API_KEY}", "X-Empty": ""],
+        "auth": ["type": "oauth", "clientId": "gateway", "clientSecret": "cs-456"],
+    ]
+
+    @Test func literalHeaderIsHiddenAndReferenceIsShown() {
+        let redacted = ConfigDocument.redactedEntry(Self.remote)
+        #expect(redacted["headers"]?["Authorization"] == Self.mark)
+        #expect(redacted["headers"]?["X-Api-Key"] == "${API_KEY}")
+        #expect(redacted["headers"]?["X-Empty"] == "")
+        #expect(redacted["auth"]?["clientSecret"] == Self.mark)
+        #expect(redacted["auth"]?["clientId"] == "gateway")
+        #expect(redacted["url"] == "https://api.example/mcp")
+        #expect(!redacted.jsonText.contains("sk-live") && !redacted.jsonText.contains("cs-456"))
+        #expect(
+            redacted.jsonText.hasPrefix(#"{"url":"https://api.example/mcp","headers":{"Authorization":"********""#),
+            "keys keep their order"
+        )
+    }
+
+    @Test func environmentValuesAreSecretsUnlessTheyReferToTheEnvironment() {
+        let entry: JSONValue = [
+            "command": "/bin/server",
+            "args": ["--token", "visible-arg"],
+            "env": [
+                "TOKEN": "gh-secret", "HOME_DIR": "${HOME}/x", "WITH_DEFAULT": "${PORT:-8080}",
+                "ESCAPED": "$${NOT_A_REF}", "NOT_A_NAME": "${1X}", "COUNT": 3,
+            ],
+        ]
+        let env = ConfigDocument.redactedEntry(entry)["env"]
+        #expect(env?["TOKEN"] == Self.mark)
+        #expect(env?["HOME_DIR"] == "${HOME}/x")
+        #expect(env?["WITH_DEFAULT"] == "${PORT:-8080}")
+        #expect(env?["ESCAPED"] == Self.mark, "$${ is a literal dollar, so the value is written out in the file")
+        #expect(env?["NOT_A_NAME"] == Self.mark)
+        #expect(env?["COUNT"] == 3, "only strings are secrets; a number is a problem for the validator")
+        #expect(ConfigDocument.redactedEntry(entry)["args"] == ["--token", "visible-arg"])
+    }
+
+    @Test func aRepeatedKeyCannotSmuggleASecretOut() throws {
+        let entry = try JSONValue.parse(
+            #"{"url": "https://x", "headers": {"A": "first-secret", "A": "second-secret"}, "headers": {"B": "third"}}"#
+        )
+        let text = ConfigDocument.redactedEntry(entry).jsonText
+        #expect(!text.contains("first-secret") && !text.contains("second-secret") && !text.contains("third"))
+    }
+
+    @Test func documentRedactsEveryServerAndTheAdminToken() throws {
+        let document = try Document.parse(
+            #"{"gateway": {"listen": "127.0.0.1:1", "adminToken": "admin-literal"},"#
+                + #" "mcpServers": {"a": {"url": "https://a", "headers": {"Authorization": "Bearer lit"}},"#
+                + #" "b": {"command": "/bin/b", "env": {"KEY": "${KEY}", "PASS": "pw"}}}}"#
+        )
+        let redacted = document.redacted()
+        #expect(redacted.json["gateway"]?["adminToken"] == Self.mark)
+        #expect(redacted.json["gateway"]?["listen"] == "127.0.0.1:1")
+        #expect(redacted.entry("a")?["headers"]?["Authorization"] == Self.mark)
+        #expect(redacted.entry("b")?["env"] == ["KEY": "${KEY}", "PASS": Self.mark])
+        #expect(redacted.serverIDs == ["a", "b"])
+        let text = Document.text(redacted)
+        #expect(!text.contains("admin-literal") && !text.contains("Bearer lit") && !text.contains("pw\""))
+        #expect(document.entry("b")?["env"]?["PASS"] == "pw", "the document itself keeps its values")
+
+        let referenced = try Document.parse(#"{"gateway": {"adminToken": "${YRDEN_ADMIN_TOKEN}"}}"#).redacted()
+        #expect(referenced.json["gateway"]?["adminToken"] == "${YRDEN_ADMIN_TOKEN}")
+    }
+
+    @Test func restoringPutsBackWhatTheClientGot() {
+        let shown = ConfigDocument.redactedEntry(Self.remote)
+        let restored = ConfigDocument.restoringRedacted(shown, from: Self.remote)
+        #expect(restored == Self.remote)
+        #expect(restored.jsonText == Self.remote.jsonText)
+    }
+
+    @Test func restoringKeepsNewValuesAndMarksWithoutAnOldValue() {
+        var changed = ConfigDocument.redactedEntry(Self.remote).objectValue ?? [:]
+        changed["headers"] = ["Authorization": "Bearer rotated", "X-Api-Key": Self.mark, "X-New": Self.mark]
+        changed["command"] = Self.mark
+        let restored = ConfigDocument.restoringRedacted(.object(changed), from: Self.remote)
+        #expect(restored["headers"]?["Authorization"] == "Bearer rotated")
+        #expect(restored["headers"]?["X-Api-Key"] == "${API_KEY}")
+        #expect(restored["headers"]?["X-New"] == Self.mark, "nothing to restore from")
+        #expect(restored["auth"]?["clientSecret"] == "cs-456")
+        #expect(restored["command"] == Self.mark, "only secret places are restored")
+
+        let added = ConfigDocument.redactedEntry(Self.remote)
+        #expect(ConfigDocument.restoringRedacted(added, from: nil) == added)
+    }
+
+    @Test func aRedactedEntrySentBackValidatesAsTheOriginal() throws {
+        let document = try Document.parse(
+            #"{"mcpServers": {"api": {"url": "https://api.example/mcp","#
+                + #" "headers": {"Authorization": "Bearer sk-live-123", "X-Api-Key": "${API_KEY}"}},"#
+                + #" "tool": {"command": "/bin/tool", "env": {"PASSWORD": "pw-789"}}}}"#
+        )
+        let environment = ["API_KEY": "k"]
+        for id in document.serverIDs {
+            let stored = try #require(document.entry(id))
+            let original = try document.validatingEntry(stored, id: id, environment: environment)
+            let shown = ConfigDocument.redactedEntry(stored)
+            #expect(shown != stored, "\(id) has a secret to hide")
+            let putBack = ConfigDocument.restoringRedacted(shown, from: stored)
+            #expect(try document.validatingEntry(putBack, id: id, environment: environment) == original)
+        }
+    }
+}
+
+@Suite struct URLRedactionTests {
+    @Test func credentialsInAURLAreHiddenAndTheRestIsShown() {
+        #expect(
+            ConfigDocument.redactedURL("https://bob:hunter2@example.com/mcp?api_key=abc&region=eu")
+                == "https://bob:********@example.com/mcp?api_key=********&region=eu"
+        )
+        #expect(ConfigDocument.redactedURL("https://example.com/mcp") == "https://example.com/mcp")
+        #expect(ConfigDocument.redactedURL("https://x/mcp?token=${TOKEN}") == "https://x/mcp?token=${TOKEN}")
+    }
+
+    @Test func aURLSentBackAsShownKeepsTheStoredCredentials() {
+        let stored: JSONValue = ["url": "https://x/mcp?token=s3cret"]
+        let shown = ConfigDocument.redactedEntry(stored)
+        #expect(shown["url"] == "https://x/mcp?token=********")
+        #expect(ConfigDocument.restoringRedacted(shown, from: stored) == stored)
+        let changed: JSONValue = ["url": "https://y/mcp?token=********"]
+        #expect(ConfigDocument.restoringRedacted(changed, from: stored) == changed)
+    }
+}
