@@ -1,3 +1,5 @@
+import YrdenProtocol
+
 /// A byte pipe to one upstream that carries one JSON-RPC message per frame.
 ///
 /// Inbound frames and the end of the channel are delivered through the ``UpstreamChannelHandler`` given when
@@ -13,15 +15,20 @@ package protocol UpstreamChannel: Sendable {
 /// Where a channel delivers what it receives.
 package struct UpstreamChannelHandler: Sendable {
     package var frame: @Sendable ([UInt8]) -> Void
+    /// One request could not be delivered or answered (an HTTP error, a broken response), while the channel
+    /// itself lives on: the request with this id fails with the transport's reason, never as a JSON-RPC error.
+    package var requestFailed: @Sendable (JSONRPCID, UpstreamError) -> Void
     package var closed: @Sendable (UpstreamError) -> Void
     package var log: @Sendable (String) -> Void
 
     package init(
         frame: @escaping @Sendable ([UInt8]) -> Void,
+        requestFailed: @escaping @Sendable (JSONRPCID, UpstreamError) -> Void = { _, _ in },
         closed: @escaping @Sendable (UpstreamError) -> Void,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.frame = frame
+        self.requestFailed = requestFailed
         self.closed = closed
         self.log = log
     }

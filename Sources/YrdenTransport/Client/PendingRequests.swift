@@ -72,10 +72,10 @@ final class PendingRequests: Sendable {
         sink?(params)
     }
 
-    /// The ids whose deadline has passed; the caller fails them (and tells the upstream).
-    func expired(at now: ContinuousClock.Instant) -> [Int] {
+    /// The ids whose deadline has passed, each with its timeout; the caller fails them (and tells the upstream).
+    func expired(at now: ContinuousClock.Instant) -> [(id: Int, timeout: Duration)] {
         state.withLock { state in
-            state.entries.filter { $0.value.deadline <= now }.map(\.key)
+            state.entries.filter { $0.value.deadline <= now }.map { ($0.key, $0.value.extendBy) }
         }
     }
 }

@@ -27,6 +27,9 @@ package final class UpstreamClient: Sendable {
             frame: { frame in
                 Self.receive(frame, pending: pending, events: continuation, replyChannel: replies, log: log)
             },
+            requestFailed: { id, error in
+                if case .int(let id) = id { pending.fail(id, with: error) }
+            },
             closed: { error in
                 pending.failAll(with: error)
                 continuation.yield(.closed(error))
@@ -104,8 +107,11 @@ package final class UpstreamClient: Sendable {
 
     /// Fails the requests whose deadline passed and tells the upstream to stop them. Call it periodically.
     package func expireOverdueRequests(now: ContinuousClock.Instant = .now) {
-        for id in pending.expired(at: now) {
-            let error = UpstreamError(.timeout, "the server did not answer in time")
+        for (id, timeout) in pending.expired(at: now) {
+            let error = UpstreamError(
+                .timeout,
+                "timed out: the server did not answer within \(timeout.components.seconds) s; the request was cancelled"
+            )
             if pending.fail(id, with: error) {
                 notify(MCPMethod.cancelled, params: ["requestId": .int(id), "reason": "timeout"])
             }

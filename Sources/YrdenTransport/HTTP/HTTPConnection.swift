@@ -16,18 +16,22 @@ final class HTTPConnection: Sendable {
         case listen
     }
 
-    private struct State {
+    struct State {
         var sessionID: String?
         var protocolVersion: String?
         var listening = false
         var closing = false
+        /// The `initialize` request as first sent, replayed when the server forgets the session.
+        var initializeFrame: OutboundFrame?
+        /// The renewal under way, shared by every request that met the expired session.
+        var renewal: Task<Bool, Never>?
     }
 
     let endpoint: StreamableHTTPEndpoint
     let client: HTTPClient
     let handler: UpstreamChannelHandler
     private let outbox: AsyncStream<Work>.Continuation
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let closedOnce = OnceFlag()
 
     /// A JSON body larger than this is refused (an SSE event has the same bound in its parser).
@@ -69,21 +73,58 @@ final class HTTPConnection: Sendable {
         }
     }
 
-    /// The DELETE that tells the server the session is over; best effort, bounded, errors ignored.
-    func endSession() async {
-        guard let sessionID = state.withLock({ $0.sessionID }) else { return }
-        var request = makeRequest(method: .DELETE, accept: nil)
-        request.headers.replaceOrAdd(name: Self.sessionHeader, value: sessionID)
-        _ = try? await client.execute(request, deadline: .now() + .seconds(2))
-    }
-
     // MARK: - POST
 
+    /// What one POST came to.
+    private enum PostOutcome {
+        case done
+        /// The server no longer knows the session this POST carried: it did not process the message.
+        case sessionExpired(String)
+        /// The server refused the credential, and the authorizer has another one to try.
+        case reauthorized
+        case failed(UpstreamError, retryable: Bool)
+    }
+
+    /// Delivers one frame, retrying where that is safe: a network error or a 5xx for an idempotent request,
+    /// with backoff; any message the server refused because its session expired (it was not processed),
+    /// once the session is renewed. A 4xx is final, and a tool call whose POST went out is never repeated.
     private func post(_ frame: OutboundFrame) async {
+        var attempt = 0
+        var renewed = false
+        var reauthorized = false
+        while !Task.isCancelled {
+            attempt += 1
+            switch await postOnce(frame, mayReauthorize: !reauthorized) {
+            case .done:
+                return
+            case .reauthorized:
+                reauthorized = true
+            case .sessionExpired(let expired) where !renewed && frame.method != MCPMethod.initialize:
+                renewed = true
+                guard await renewSession(after: expired) else { return }
+            case .sessionExpired:
+                fail(frame, UpstreamError(.http, "the server ended the session (HTTP 404) again", httpStatus: 404))
+                return
+            case .failed(let error, let retryable):
+                guard retryable, frame.isIdempotent, attempt <= Self.retryDelays.count else {
+                    fail(frame, error)
+                    return
+                }
+                try? await Task.sleep(for: Self.retryDelays[attempt - 1])
+            }
+        }
+    }
+
+    /// Waits before each retry of an idempotent request: three retries within about two seconds.
+    static let retryDelays: [Duration] = [.milliseconds(100), .milliseconds(400), .milliseconds(1500)]
+
+    private func postOnce(_ frame: OutboundFrame, mayReauthorize: Bool) async -> PostOutcome {
         var request = makeRequest(method: .POST, accept: "application/json, text/event-stream")
         request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
         request.body = .bytes(frame.bytes)
-        let sentSession = request.headers.first(name: Self.sessionHeader) != nil
+        let sentSession = request.headers.first(name: Self.sessionHeader)
+        let credential: String?
+        do { credential = try await authorize(&request) } catch { return .failed(error, retryable: false) }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(
@@ -91,51 +132,66 @@ final class HTTPConnection: Sendable {
                 deadline: .now() + Self.timeAmount(endpoint.postDeadline(for: frame.method))
             )
         } catch {
-            fail(frame, "the HTTP request to the server failed: \(error)")
-            return
+            return .failed(Self.networkError(error), retryable: true)
         }
         let status = Int(response.status.code)
-        if frame.method == MCPMethod.initialize { captureSession(from: response) }
-        if status == 404 && sentSession {
-            reportClosed(
-                UpstreamError(.http, "the server ended the session (HTTP 404): session expired", httpStatus: 404)
-            )
-            return
+        if frame.method == MCPMethod.initialize {
+            captureSession(from: response)
+            state.withLock { $0.initializeFrame = frame }
+        }
+        if status == 404, let sentSession {
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            return .sessionExpired(sentSession)
+        }
+        if mayReauthorize, await reauthorize(after: response, credential: credential) {
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            return .reauthorized
         }
         guard (200..<300).contains(status) else {
-            let detail = await Self.errorDetail(response)
-            fail(
-                frame,
-                "the server answered HTTP \(status) \(response.status.reasonPhrase)\(detail)",
-                httpStatus: status
-            )
-            return
+            let error = await Self.statusError(response)
+            return .failed(error, retryable: status >= 500)
         }
         if frame.method == MCPMethod.initialized { openListenStreamOnce() }
-        let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
         var answered = false
         do {
-            if contentType.hasPrefix("text/event-stream") {
-                var parser = SSEParser(maxEventBytes: Self.maxBodyBytes)
-                for try await buffer in response.body {
-                    parser.feed(buffer.readableBytesView) { event in
-                        if deliver(event.data, answering: frame) { answered = true }
-                    }
-                }
-            } else if contentType.hasPrefix("application/json") {
-                let body = try await response.body.collect(upTo: Self.maxBodyBytes)
-                answered = deliver(Array(body.readableBytesView), answering: frame)
-            } else {
-                // 202 Accepted, or any other body we cannot read: drain it so the connection is reused.
-                for try await _ in response.body {}
-            }
+            answered = try await readMessages(response) { deliver($0, answering: frame) }
         } catch {
-            fail(frame, "the server's response broke off: \(error)")
-            return
+            return .failed(UpstreamError(.network, "the server's response broke off: \(error)"), retryable: true)
         }
         if frame.isRequest && !answered {
-            fail(frame, "the server answered HTTP \(status) without a response to the request")
+            let error = UpstreamError(
+                .protocol,
+                "the server answered HTTP \(status) without a response to the request",
+                httpStatus: status
+            )
+            return .failed(error, retryable: false)
         }
+        return .done
+    }
+
+    /// Reads a POST's answer, JSON or an SSE stream, handing each message to `receive` as it arrives; true when
+    /// `receive` said one of them was the answer it waited for.
+    func readMessages(
+        _ response: HTTPClientResponse,
+        _ receive: ([UInt8]) -> Bool
+    ) async throws -> Bool {
+        let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
+        var answered = false
+        if contentType.hasPrefix("text/event-stream") {
+            var parser = SSEParser(maxEventBytes: Self.maxBodyBytes)
+            for try await buffer in response.body {
+                parser.feed(buffer.readableBytesView) { event in
+                    if receive(event.data) { answered = true }
+                }
+            }
+        } else if contentType.hasPrefix("application/json") {
+            let body = try await response.body.collect(upTo: Self.maxBodyBytes)
+            answered = receive(Array(body.readableBytesView))
+        } else {
+            // 202 Accepted, or any other body we cannot read: drain it so the connection is reused.
+            for try await _ in response.body {}
+        }
+        return answered
     }
 
     /// Hands every message in `bytes` (one message or a batch) to the handler; true when one of them is the
@@ -173,33 +229,20 @@ final class HTTPConnection: Sendable {
         return true
     }
 
-    /// Answers a request whose POST failed with a JSON-RPC error, so its caller fails at once while the
+    /// Fails a request whose POST failed, so its caller learns the transport's reason at once while the
     /// channel lives on. Notifications and responses have no one to tell: the failure is logged.
-    private func fail(_ frame: OutboundFrame, _ message: String, httpStatus: Int? = nil) {
+    func fail(_ frame: OutboundFrame, _ error: UpstreamError) {
         guard !isClosing, !Task.isCancelled else { return }
         guard let id = frame.id else {
-            handler.log("could not deliver \(frame.method ?? "a response") to the server: \(message)")
+            handler.log("could not deliver \(frame.method ?? "a response") to the server: \(error.message)")
             return
         }
-        var data: JSONObject = [:]
-        if let httpStatus { data["httpStatus"] = .int(httpStatus) }
-        let error = JSONRPCError(code: -32603, message: message, data: data.isEmpty ? nil : .object(data))
-        handler.frame(JSONRPCMessage.response(JSONRPCResponse(id: id, error: error)).serialized())
+        handler.requestFailed(id, error)
     }
 
     func reportClosed(_ error: UpstreamError) {
         guard !isClosing, closedOnce.set() else { return }
         handler.closed(error)
-    }
-
-    private func captureSession(from response: HTTPClientResponse) {
-        guard let sessionID = response.headers.first(name: Self.sessionHeader) else { return }
-        // Visible ASCII only (spec); anything else could smuggle header syntax, so it is not echoed back.
-        guard !sessionID.isEmpty, sessionID.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            handler.log("ignored a session id that is not visible ASCII")
-            return
-        }
-        state.withLock { $0.sessionID = sessionID }
     }
 
     private func openListenStreamOnce() {
@@ -224,12 +267,48 @@ final class HTTPConnection: Sendable {
         return request
     }
 
-    /// `: <message>` from a JSON-RPC error body, if the server sent one (bounded; never the headers).
-    private static func errorDetail(_ response: HTTPClientResponse) async -> String {
-        guard let body = try? await response.body.collect(upTo: 64 * 1024),
+    /// Adds the authorizer's credential to `request`, if the endpoint has one; returns what was sent.
+    func authorize(_ request: inout HTTPClientRequest) async throws(UpstreamError) -> String? {
+        guard let authorizer = endpoint.authorizer else { return nil }
+        let credential = try await authorizer.authorization()
+        request.headers.replaceOrAdd(name: "Authorization", value: credential)
+        return credential
+    }
+
+    /// Whether a 401 (or a 403 asking for more scope) to a request sent with `credential` was answered by the
+    /// authorizer with another credential to try.
+    func reauthorize(after response: HTTPClientResponse, credential: String?) async -> Bool {
+        let status = Int(response.status.code)
+        guard status == 401 || status == 403, let credential, let authorizer = endpoint.authorizer else { return false }
+        let challenge = response.headers.first(name: "WWW-Authenticate")
+        if status == 403, challenge?.contains("insufficient_scope") != true { return false }
+        return await authorizer.rejected(credential, status: status, challenge: challenge)
+    }
+
+    /// The error for a non-2xx answer: `auth` for 401/403 (a token to fix, not a server to retry), else `http`;
+    /// the message quotes a JSON-RPC error body when the server sent one (bounded; never the headers).
+    static func statusError(_ response: HTTPClientResponse) async -> UpstreamError {
+        let status = Int(response.status.code)
+        var detail = ""
+        if let body = try? await response.body.collect(upTo: 64 * 1024),
             let message = (try? JSONValue.parse(Array(body.readableBytesView)))?["error"]?["message"]?.stringValue
-        else { return "" }
-        return ": \(message.prefix(300))"
+        {
+            detail = ": \(message.prefix(300))"
+        }
+        let kind: UpstreamError.Kind = status == 401 || status == 403 ? .auth : .http
+        return UpstreamError(
+            kind,
+            "the server answered HTTP \(status) \(response.status.reasonPhrase)\(detail)",
+            httpStatus: status
+        )
+    }
+
+    /// A request that never got an HTTP answer: refused, reset, timed out.
+    static func networkError(_ error: any Error) -> UpstreamError {
+        if let error = error as? HTTPClientError, error == .deadlineExceeded {
+            return UpstreamError(.timeout, "the server did not answer in time")
+        }
+        return UpstreamError(.network, "the server cannot be reached: \(error)")
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {

@@ -10,16 +10,25 @@ package struct StreamableHTTPEndpoint: Sendable {
     package var requestTimeout: Duration
     /// The per-request timeout for `tools/call`.
     package var toolCallTimeout: Duration
+    /// Signs each request in, for a server behind OAuth; `nil` when `headers` say all there is to say.
+    package var authorizer: (any UpstreamAuthorizer)?
 
     /// The caller's own deadline may be extended by progress up to this many times its timeout (see the
     /// gateway's `maxTotalTimeout`), so a POST is cut off only after that: a backstop, never the first to fire.
     static let deadlineFactor = 4
 
-    package init(url: String, headers: [String: String], requestTimeout: Duration, toolCallTimeout: Duration) {
+    package init(
+        url: String,
+        headers: [String: String],
+        requestTimeout: Duration,
+        toolCallTimeout: Duration,
+        authorizer: (any UpstreamAuthorizer)? = nil
+    ) {
         self.url = url
         self.headers = headers
         self.requestTimeout = requestTimeout
         self.toolCallTimeout = toolCallTimeout
+        self.authorizer = authorizer
     }
 
     /// The longest one POST carrying `method` may take, response stream included.
@@ -47,4 +56,16 @@ struct OutboundFrame: Sendable {
     }
 
     var isRequest: Bool { id != nil }
+
+    /// A request that only reads, so sending it twice is harmless: these are retried after network errors
+    /// and 5xx answers. A tool call is never among them, whatever the tool does.
+    var isIdempotent: Bool {
+        guard isRequest, let method else { return false }
+        return Self.idempotentMethods.contains(method)
+    }
+
+    static let idempotentMethods: Set<String> = [
+        MCPMethod.initialize, MCPMethod.ping, MCPMethod.toolsList, MCPMethod.promptsList, MCPMethod.promptsGet,
+        MCPMethod.resourcesList, MCPMethod.resourceTemplatesList, MCPMethod.resourcesRead,
+    ]
 }
