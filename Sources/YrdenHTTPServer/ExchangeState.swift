@@ -243,10 +243,10 @@ struct ExchangeState {
     private var maxDiscardBytes: Int { 2 * maxBodyBytes + (1 << 20) }
 
     private func tooLarge() -> HTTPResponse {
-        .text(413, "request body exceeds \(maxBodyBytes) bytes\n", headers: ["Connection": "close"])
+        .problem(413, "Payload Too Large", detail: "request body exceeds \(maxBodyBytes) bytes")
     }
 
     private static func unavailable() -> HTTPResponse {
-        .text(503, "server is shutting down\n", headers: ["Connection": "close"])
+        .problem(503, "Service Unavailable", detail: "server is shutting down")
     }
 }

@@ -23,13 +23,25 @@ package struct HTTPResponse: Sendable {
 }
 
 extension HTTPResponse {
-    /// A plain-text response; used by the server itself for the errors it answers on its own (413, 503).
+    /// A plain-text response.
     package static func text(_ status: Int, _ text: String, headers: HTTPHeaders = []) -> HTTPResponse {
         var headers = headers
         if !headers.contains("Content-Type") {
             headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         }
         return HTTPResponse(status: status, headers: headers, body: .bytes(Array(text.utf8)))
+    }
+
+    /// An RFC 9457 problem document that closes the connection: what the server answers on its own (413,
+    /// 503), before any handler saw the request. `detail` is plain text the server wrote, escaped anyway.
+    static func problem(_ status: Int, _ title: String, detail: String) -> HTTPResponse {
+        let escaped = detail.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+        let body = #"{"type":"about:blank","title":"\#(title)","status":\#(status),"detail":"\#(escaped)"}"#
+        return HTTPResponse(
+            status: status,
+            headers: [("Content-Type", "application/problem+json"), ("Connection", "close")],
+            body: .bytes(Array(body.utf8))
+        )
     }
 }
 
