@@ -53,6 +53,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol", "YrdenLineIO"], swiftSettings: strict),
+        /// Upstream OAuth 2.1 client: discovery, registration, PKCE, exchange, refresh, callback router, token store.
+        .target(
+            name: "YrdenOAuth",
+            dependencies: ["YrdenProtocol", "YrdenStorage", httpClient, nioCore, nioHTTP1, crypto, log],
+            swiftSettings: strict
+        ),
 
         // Layer 2: many upstreams as one.
         .target(
@@ -90,6 +96,13 @@ let package = Package(
         .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig"], swiftSettings: strict),
         .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),
+        .testTarget(
+            name: "YrdenOAuthTests",
+            dependencies: [
+                "YrdenOAuth", "YrdenProtocol", "YrdenStorage", "YrdenHTTPServer", httpClient, nioCore, nioHTTP1, log,
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "YrdenHTTPServerTests", dependencies: ["YrdenHTTPServer"], swiftSettings: strict),
         .testTarget(
             name: "YrdenTransportTests",

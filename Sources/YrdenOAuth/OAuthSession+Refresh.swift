@@ -1,0 +1,106 @@
+import Logging
+
+extension OAuthSession {
+    /// Fresh tokens from the refresh token. Concurrent callers share one request (single flight): an
+    /// authorization server that rotates refresh tokens would refuse the second of two parallel refreshes.
+    func refreshedTokens() async throws(OAuthError) -> OAuthTokens {
+        let task: Task<OAuthTokens, any Error>
+        if let running = refresh {
+            task = running
+        } else {
+            guard let current = tokens, current.refreshToken != nil else { throw needsSignIn() }
+            let generation = tokenGeneration
+            task = Task { try await self.performRefresh(current, generation: generation) }
+            refresh = task
+        }
+        let result = await task.result
+        if refresh == task { refresh = nil }
+        switch result {
+        case .success(let tokens): return tokens
+        case .failure(let error as OAuthError): throw error
+        case .failure(let error): throw OAuthError(.network, "cannot refresh the access token: \(error)")
+        }
+    }
+
+    /// One refresh request and what follows from its answer: the new tokens are kept (with the old refresh
+    /// token when the server did not rotate it); a refusal means the tokens are dead and a sign-in is needed;
+    /// no answer leaves everything as it was for a later try.
+    private func performRefresh(_ current: OAuthTokens, generation: Int) async throws(OAuthError) -> OAuthTokens {
+        guard let refreshToken = current.refreshToken else { throw needsSignIn() }
+        let client: ClientRegistration
+        do {
+            client = try refreshClient(for: current)
+        } catch {
+            discardTokens(reason: error.message)
+            throw needsSignIn()
+        }
+        let tokenURL = try policy.check(current.tokenEndpoint, purpose: "the token endpoint")
+        let endpoint = TokenEndpoint(http: http, url: tokenURL.description, client: client)
+        let response: TokenResponse
+        do {
+            response = try await endpoint.refresh(refreshToken, resource: current.resource)
+        } catch {
+            guard generation == tokenGeneration else { throw OAuthError(.cancelled, "the tokens were replaced") }
+            guard error.kind == .refused else {
+                logger.warning("OAuth refresh failed; will retry: \(error.message)")
+                throw error
+            }
+            if client.isDynamic && error.serverCode == "invalid_client" { forgetRegistration() }
+            discardTokens(reason: "\(error.message); sign in again")
+            throw needsSignIn()
+        }
+        guard generation == tokenGeneration else {
+            throw OAuthError(.cancelled, "the tokens of server \(serverID) were replaced during the refresh")
+        }
+        let now = clock.now()
+        var renewed = current
+        renewed.accessToken = response.accessToken
+        renewed.refreshToken = response.refreshToken ?? refreshToken
+        renewed.scopes = response.scopes ?? current.scopes
+        renewed.issuedAt = now
+        renewed.expiresAt = response.expiresIn.map { now + $0 }
+        adopt(renewed)
+        logger.debug("OAuth access token refreshed")
+        if !progress.isSigningIn { setProgress(.complete) }
+        return renewed
+    }
+
+    /// The client the tokens were issued to: the configured one (with the token authentication method
+    /// sign-in chose for it, stored without the secret), or the stored dynamic registration.
+    private func refreshClient(for tokens: OAuthTokens) throws(OAuthError) -> ClientRegistration {
+        let stored = try credentials.loadRegistration()
+        if let clientID = configuration.clientID, clientID == tokens.clientID {
+            let secret = configuration.clientSecret
+            var method = ClientRegistration.AuthMethod.none
+            if secret != nil {
+                let recorded = stored.flatMap { !$0.isDynamic && $0.clientID == clientID ? $0.authMethod : nil }
+                method = recorded.flatMap { $0 == .none ? nil : $0 } ?? .clientSecretBasic
+            }
+            return ClientRegistration(
+                clientID: clientID,
+                clientSecret: secret,
+                authMethod: method,
+                issuer: tokens.issuer,
+                redirectURI: configuration.redirectURI,
+                secretExpiresAt: nil,
+                isDynamic: false
+            )
+        }
+        guard let stored, stored.isDynamic, stored.clientID == tokens.clientID, stored.issuer == tokens.issuer else {
+            throw OAuthError(
+                .needsSignIn,
+                "the client that obtained the tokens of server \(serverID) is no longer registered; sign in again"
+            )
+        }
+        return stored
+    }
+
+    /// Drops a dynamic registration the server no longer knows, so the next sign-in registers again.
+    func forgetRegistration() {
+        do {
+            try credentials.removeRegistration()
+        } catch {
+            logger.error("cannot remove the stored OAuth client registration: \(error.message)")
+        }
+    }
+}

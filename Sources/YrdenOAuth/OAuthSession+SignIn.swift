@@ -1,0 +1,222 @@
+import Logging
+
+/// What a pending sign-in needs to redeem its code.
+struct SignInContext: Sendable {
+    var discovered: DiscoveredAuthorization
+    var client: ClientRegistration
+    var pkce: PKCE
+    var scopes: [String]?
+}
+
+extension OAuthSession {
+    /// Starts a sign-in and returns the authorization URL for the user to open.
+    ///
+    /// Discovery, then the client (configured, stored, or registered now), then a flow registered with the
+    /// router under a fresh `state`, and only then the URL. A sign-in already pending for this server is
+    /// cancelled first. The flow expires after five minutes. Progress goes `discovering`, `registering` (when
+    /// registering), `waitingForUser`, and ends `failed` with the reason when a step fails.
+    package func beginSignIn() async throws(OAuthError) -> String {
+        cancelFlow()
+        let generation = signInGeneration
+        setProgress(.discovering)
+        do {
+            return try await startFlow(generation: generation)
+        } catch {
+            if generation == signInGeneration { setProgress(.failed(reason: error.message)) }
+            throw error
+        }
+    }
+
+    /// Cancels a pending sign-in; its `state` stops working. Progress returns to what the tokens say.
+    package func cancelSignIn() {
+        let wasSigningIn = progress.isSigningIn
+        cancelFlow()
+        if wasSigningIn {
+            loadIfNeeded()
+            setProgress(tokens == nil ? .needsReauth(reason: "the sign-in was cancelled") : .complete)
+        }
+    }
+
+    /// Ends whatever sign-in is under way, without touching progress.
+    func cancelFlow() {
+        signInGeneration += 1
+        router.cancel(serverID: serverID)
+        expiryTask?.cancel()
+        expiryTask = nil
+    }
+
+    private func startFlow(generation: Int) async throws(OAuthError) -> String {
+        loadIfNeeded()
+        let discovery = MetadataDiscovery(http: http, policy: policy)
+        let discovered = try await discovery.discover(server: server, challenge: challenge)
+        try ensureCurrent(generation)
+        var challenged = challenge?.scopes
+        if let stepUpScopes { challenged = ScopeSelection.union(challenged ?? [], stepUpScopes) }
+        let scopes = ScopeSelection.select(
+            challenged: challenged,
+            configured: configuration.scopes,
+            previous: tokens?.scopes,
+            supported: discovered.resourceMetadata?.scopesSupported
+        )
+        let client = try await client(for: discovered.server, scopes: scopes, generation: generation)
+        try ensureCurrent(generation)
+
+        let pkce = PKCE()
+        let endpoint = try policy.check(discovered.server.authorizationEndpoint, purpose: "the authorization endpoint")
+        let request = AuthorizationRequest(
+            endpoint: endpoint,
+            clientID: client.clientID,
+            redirectURI: configuration.redirectURI,
+            scopes: scopes,
+            state: SecureRandom.token(),
+            codeChallenge: pkce.challenge,
+            resource: discovered.resource
+        )
+        let context = SignInContext(discovered: discovered, client: client, pkce: pkce, scopes: scopes)
+        let expiresAt = clock.now() + OAuthCallbackRouter.flowLifetime
+        let serverID = serverID
+        let flow = PendingAuthorization(
+            serverID: serverID,
+            state: request.state,
+            issuer: discovered.server.issuer,
+            issuerRequired: discovered.server.sendsIssuerInResponse,
+            expiresAt: expiresAt,
+            redeem: { [weak self] code in
+                guard let self else { return .failed(serverID: serverID, reason: "the gateway stopped") }
+                return await self.redeem(code, context, generation: generation)
+            },
+            abandon: { [weak self] reason in await self?.abandon(reason, generation: generation) }
+        )
+        // No suspension between this check and the registration: a newer sign-in cannot slip in between.
+        try ensureCurrent(generation)
+        _ = router.register(flow)
+        setProgress(.waitingForUser(authorizationURL: request.url, expiresAt: expiresAt))
+        scheduleExpiry()
+        return request.url
+    }
+
+    /// The client to sign in as: the configured one, else a stored dynamic registration made for this issuer,
+    /// redirect URI and scopes, else a new dynamic registration (stored, so restarts keep the same client and
+    /// redirect URI).
+    private func client(
+        for metadata: AuthorizationServerMetadata,
+        scopes: [String]?,
+        generation: Int
+    ) async throws(OAuthError) -> ClientRegistration {
+        let redirectURI = configuration.redirectURI
+        if let clientID = configuration.clientID {
+            let client = ClientRegistration.configured(
+                clientID: clientID,
+                clientSecret: configuration.clientSecret,
+                server: metadata,
+                redirectURI: redirectURI
+            )
+            // Remember the authentication method for refreshes; the secret stays in the config.
+            var record = client
+            record.clientSecret = nil
+            do {
+                try credentials.saveRegistration(record)
+            } catch {
+                logger.warning("cannot store the OAuth client settings: \(error.message)")
+            }
+            return client
+        }
+        if let stored = try credentials.loadRegistration(), stored.isDynamic,
+            stored.isUsable(issuer: metadata.issuer, redirectURI: redirectURI, scopes: scopes, at: clock.now())
+        {
+            return stored
+        }
+        guard let registrationEndpoint = metadata.registrationEndpoint else {
+            throw OAuthError(
+                .registration,
+                "the authorization server \(metadata.issuer) offers no dynamic client registration; set "
+                    + "auth.clientId (and auth.clientSecret if it has one) for server \(serverID)"
+            )
+        }
+        let endpoint = try policy.check(registrationEndpoint, purpose: "the registration endpoint")
+        setProgress(.registering)
+        let registration = try await DynamicClientRegistration(http: http, clientName: configuration.clientName)
+            .register(at: endpoint.description, server: metadata, redirectURI: redirectURI, scopes: scopes)
+        do {
+            try credentials.saveRegistration(registration)
+        } catch {
+            logger.warning(
+                "cannot store the OAuth client registration; the next sign-in registers again: \(error.message)"
+            )
+        }
+        try ensureCurrent(generation)
+        return registration
+    }
+
+    /// The browser came back with a code for the flow of `generation`: exchange it and keep the tokens.
+    private func redeem(_ code: String, _ context: SignInContext, generation: Int) async -> OAuthCallbackResult {
+        guard generation == signInGeneration else {
+            return .failed(serverID: serverID, reason: "this sign-in was replaced by a newer one")
+        }
+        expiryTask?.cancel()
+        expiryTask = nil
+        setProgress(.exchangingCode)
+        let endpoint = TokenEndpoint(http: http, url: context.discovered.server.tokenEndpoint, client: context.client)
+        let response: TokenResponse
+        do {
+            response = try await endpoint.exchange(
+                code: code,
+                verifier: context.pkce.verifier,
+                redirectURI: configuration.redirectURI,
+                resource: context.discovered.resource
+            )
+        } catch {
+            if context.client.isDynamic && error.kind == .refused && error.serverCode == "invalid_client" {
+                forgetRegistration()
+            }
+            if generation == signInGeneration { setProgress(.failed(reason: error.message)) }
+            return .failed(serverID: serverID, reason: error.message)
+        }
+        guard generation == signInGeneration else {
+            return .failed(serverID: serverID, reason: "the sign-in was cancelled while the code was exchanged")
+        }
+        let now = clock.now()
+        adopt(
+            OAuthTokens(
+                accessToken: response.accessToken,
+                refreshToken: response.refreshToken,
+                scopes: response.scopes ?? context.scopes,
+                issuedAt: now,
+                expiresAt: response.expiresIn.map { now + $0 },
+                resource: context.discovered.resource,
+                issuer: context.discovered.server.issuer,
+                tokenEndpoint: context.discovered.server.tokenEndpoint,
+                clientID: context.client.clientID
+            )
+        )
+        requestedScopes = context.scopes
+        stepUpScopes = nil
+        setProgress(.complete)
+        return .signedIn(serverID: serverID)
+    }
+
+    /// The flow of `generation` ended without a code.
+    private func abandon(_ reason: String, generation: Int) {
+        guard generation == signInGeneration, progress.isSigningIn else { return }
+        expiryTask?.cancel()
+        expiryTask = nil
+        setProgress(.failed(reason: reason))
+    }
+
+    /// Sweeps the router once this flow's time is up, so an abandoned sign-in ends as `failed` by itself.
+    private func scheduleExpiry() {
+        expiryTask?.cancel()
+        let router = router
+        expiryTask = Task {
+            try? await Task.sleep(for: .seconds(OAuthCallbackRouter.flowLifetime) + .milliseconds(500))
+            guard !Task.isCancelled else { return }
+            await router.removeExpired()
+        }
+    }
+
+    private func ensureCurrent(_ generation: Int) throws(OAuthError) {
+        guard generation == signInGeneration else {
+            throw OAuthError(.cancelled, "the sign-in of server \(serverID) was replaced or cancelled")
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// What one server's OAuth needs to know, mapped from its config entry by the engine.
+package struct OAuthSessionConfiguration: Sendable, Hashable, CustomStringConvertible {
+    /// The server id; names the stored files and every flow.
+    package var serverID: String
+    /// The MCP endpoint, e.g. `https://tasks.example.com/mcp`. Tokens are sent only to this origin.
+    package var serverURL: String
+    /// Where the authorization server sends the browser back: the gateway's `/oauth/callback`.
+    package var redirectURI: String
+    /// Scopes to ask for besides those the server's challenges name (`auth.scopes`).
+    package var scopes: [String]
+    /// A pre-registered client (`auth.clientId`); nil registers dynamically.
+    package var clientID: String?
+    package var clientSecret: String?
+    /// The `client_name` of a dynamic registration, shown to users on the consent page.
+    package var clientName: String
+
+    package init(
+        serverID: String,
+        serverURL: String,
+        redirectURI: String,
+        scopes: [String] = [],
+        clientID: String? = nil,
+        clientSecret: String? = nil,
+        clientName: String = "Yrden MCP gateway"
+    ) {
+        self.serverID = serverID
+        self.serverURL = serverURL
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.clientName = clientName
+    }
+
+    /// Everything but the client secret.
+    package var description: String {
+        "OAuthSessionConfiguration(\(serverID), \(serverURL), redirect \(redirectURI), client "
+            + "\(clientID ?? "dynamic")\(clientSecret == nil ? "" : " with secret <redacted>"))"
+    }
+}

@@ -1,0 +1,14 @@
+import Crypto
+
+/// Unguessable values (PKCE verifiers, `state`) from the system's cryptographic random source.
+enum SecureRandom {
+    /// `count` random bytes.
+    static func bytes(_ count: Int) -> [UInt8] {
+        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
+    }
+
+    /// 256 random bits as 43 base64url characters: the `state` of a flow, never reused.
+    static func token() -> String {
+        Base64.encode(bytes(32), urlSafe: true)
+    }
+}
