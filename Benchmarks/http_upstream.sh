@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Prints what Yrden adds in front of a Streamable HTTP upstream: the same clients call the same upstream once
+# directly and once through a second yrden whose only server is that upstream's URL. A program, not a test:
+# run it on purpose (`make bench` ends with it) on an otherwise idle machine; everything stays on loopback.
+#
+# Upstreams: the fastest HTTP MCP server at hand, a release yrden fronting the C echo upstream (tool
+# `up0__echo`); and, when the project's .venv (or PYTHON_VENV) exists, the official Python SDK server of the interop
+# tests (stateless, JSON responses), the realistic slow one. Its tool is `pid`: the clients always send
+# {"message": …}, which `pid` ignores and `greet` would refuse. Knobs: DUR, CALLS (see lib.sh), PYTHON_VENV,
+# ROUNDS (alternating sequential runs per side, default 3; CALLS calls each).
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+PYTHON_VENV=${PYTHON_VENV:-$ROOT/.venv}
+ROUNDS=${ROUNDS:-3}
+prepare
+
+# remote_config FILE NAME URL: a gateway config whose only server is the Streamable HTTP endpoint URL.
+remote_config() {
+  python3 - "$@" <<'PY'
+import json, sys
+file, name, url = sys.argv[1:]
+json.dump({"mcpServers": {name: {"url": url}}}, open(file, "w"))
+PY
+}
+
+# wait_for_tool TOOL: until URL lists TOOL in session SID (a gateway is ready before its upstreams are).
+wait_for_tool() {
+  for _ in $(seq 1 200); do
+    curl -s -X POST "$URL" -H "Mcp-Session-Id: $SID" -H 'Content-Type: application/json' \
+      -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+      | jq -e --arg tool "$1" 'any(.result.tools[]; .name == $tool)' >/dev/null 2>&1 && return
+    sleep 0.05
+  done
+  echo "$URL never listed $1 (see $OUT/gateway.log)" >&2; exit 1
+}
+
+# median_of_rounds LABEL KEY...: LABEL.KEY = the median of LABEL.1.KEY … LABEL.ROUNDS.KEY
+median_of_rounds() {
+  local label=$1 key r; shift
+  for key in "$@"; do
+    R[$label.$key]=$(for r in $(seq 1 "$ROUNDS"); do echo "${R[$label.$r.$key]}"; done | sort -g \
+      | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+  done
+  R[$label.errors]=$(for r in $(seq 1 "$ROUNDS"); do echo "${R[$label.$r.errors]}"; done \
+    | awk '{ n += $1 } END { print n }')
+}
+
+# measure_pair LABEL UPSTREAM_URL TOOL: the clients at UPSTREAM_URL (LABEL.direct) and at a yrden fronting it as
+# server `remote` (LABEL.through). The sequential runs alternate, ROUNDS of each, and report the medians, so a
+# drift in the machine's load falls on both sides alike. The upstream must already be serving.
+measure_pair() {
+  local label=$1 upstream=$2 tool=$3 r
+  local direct_url=$upstream direct_sid through_url through_sid
+  URL=$direct_url; direct_sid=$(session)
+  remote_config "$OUT/remote.json" remote "$upstream"
+  start "$OUT/remote.json"
+  through_url=$URL; through_sid=$(session)
+  SID=$through_sid; wait_for_tool "remote__$tool"
+  for r in $(seq 1 "$ROUNDS"); do
+    URL=$direct_url SID=$direct_sid measure_seq "$label.direct.$r" "$tool"
+    URL=$through_url SID=$through_sid measure_seq "$label.through.$r" "remote__$tool"
+  done
+  median_of_rounds "$label.direct" c1_rps p50 p99
+  median_of_rounds "$label.through" c1_rps p50 p99
+  URL=$direct_url SID=$direct_sid measure_wrk "$label.direct" "$tool"
+  URL=$through_url SID=$through_sid measure_wrk "$label.through" "remote__$tool"
+  stop
+}
+
+# start_python_upstream -> the SDK's HTTP server on a free port; sets PY_URL once it answers tools/list
+start_python_upstream() {
+  local port; port=$(free_port)
+  "$PYTHON_VENV/bin/python" "$ROOT/Tests/interop/servers/http_server.py" --port "$port" --json-response --stateless \
+    2>>"$OUT/python_upstream.log" &
+  PIDS+=("$!")
+  PY_URL="http://127.0.0.1:$port/mcp"
+  for _ in $(seq 1 600); do
+    if curl -sf -X POST "$PY_URL" -H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json' \
+      -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' >/dev/null 2>&1; then return; fi
+    sleep 0.05
+  done
+  echo "the Python upstream did not start (see $OUT/python_upstream.log)" >&2; exit 1
+}
+
+echo "yrden $("$YRDEN" --version) on $(nproc) cores; HTTP upstreams; wrk ${DUR}s per figure;" \
+  "1 client: medians of $ROUNDS alternating runs of $CALLS calls" >&2
+config "$OUT/one.json" 1 "$OUT/echo_upstream" 0
+start "$OUT/one.json"
+measure_pair yrden "$URL" up0__echo
+PAIRS=(yrden)
+if [ -x "$PYTHON_VENV/bin/python" ]; then
+  start_python_upstream
+  measure_pair python "$PY_URL" pid
+  PAIRS+=(python)
+else
+  echo "no Python venv at $PYTHON_VENV: skipping the Python SDK upstream" >&2
+fi
+
+heads=(); for p in "${PAIRS[@]}"; do heads+=("direct $p" "yrden → $p"); done
+row() { printf '%-34s' "$1"; shift; printf ' %14s' "$@"; printf '\n'; }
+figures_row() { # TITLE KEY: the KEY figure of every pair, direct then through
+  local title=$1 key=$2 cells=() p
+  for p in "${PAIRS[@]}"; do cells+=("${R[$p.direct.$key]}" "${R[$p.through.$key]}"); done
+  row "$title" "${cells[@]}"
+}
+printf '\n'; row "tools/call via an HTTP upstream" "${heads[@]}"
+figures_row "calls/s, 1 client (sequential)" c1_rps
+figures_row "calls/s, 16 clients" c16
+figures_row "calls/s, 64 clients" c64
+figures_row "p50 latency µs (1 client)" p50
+figures_row "p99 latency µs (1 client)" p99
+cells=(); for p in "${PAIRS[@]}"; do
+  cells+=("" "$(added "${R[$p.through.p50]}" "${R[$p.direct.p50]}") / $(added "${R[$p.through.p99]}" "${R[$p.direct.p99]}")")
+done
+row "added p50 / p99 µs" "${cells[@]}"
+cells=(); for p in "${PAIRS[@]}"; do
+  for side in direct through; do cells+=("${R[$p.$side.errors]}/${R[$p.$side.bad16]}/${R[$p.$side.bad64]}"); done
+done
+row "failed calls (seq / c16 / c64)" "${cells[@]}"
