@@ -17,6 +17,8 @@ let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let metrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
+let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 
 let package = Package(
     name: "Yrden",
@@ -28,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Layer 0: no I/O of their own.
@@ -63,7 +67,10 @@ let package = Package(
         // Layer 2: many upstreams as one.
         .target(
             name: "YrdenEngine",
-            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", log, lifecycle, httpClient],
+            dependencies: [
+                "YrdenProtocol", "YrdenConfig", "YrdenStorage", "YrdenTransport", "YrdenOAuth",
+                log, lifecycle, httpClient, metrics,
+            ],
             swiftSettings: strict
         ),
 
@@ -72,6 +79,7 @@ let package = Package(
             name: "YrdenFront",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenHTTPServer", "YrdenLineIO", log,
+                "YrdenOAuth", prometheus,
             ],
             swiftSettings: strict
         ),
@@ -80,8 +88,8 @@ let package = Package(
         .target(
             name: "YrdenApp",
             dependencies: [
-                "YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", log, lifecycle, signals, httpClient,
-                nioCore,
+                "YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", "YrdenOAuth", "YrdenStorage",
+                log, lifecycle, signals, httpClient, nioCore, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -89,7 +97,10 @@ let package = Package(
         // Layer 5: the CLI.
         .executableTarget(
             name: "yrden",
-            dependencies: ["YrdenApp", "YrdenConfig", "YrdenDemoServer", argumentParser, log],
+            dependencies: [
+                "YrdenApp", "YrdenConfig", "YrdenDemoServer", "YrdenProtocol", argumentParser, log, metrics, prometheus,
+                httpClient, nioCore, nioHTTP1,
+            ],
             swiftSettings: strict
         ),
 

@@ -36,7 +36,7 @@ struct StdioService: Service {
     let endpoint: StdioEndpoint
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await endpoint.run()
         }
     }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Logging
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 import YrdenConfig
@@ -13,14 +14,18 @@ import YrdenHTTPServer
 /// Services stop in reverse order on SIGTERM/SIGINT: the HTTP front first (stop accepting, let calls in
 /// flight finish), then the engine (end sessions, shut every upstream down and reap it).
 package struct YrdenApplication: Sendable {
-    package let config: GatewayConfig
+    package let loaded: LoadedConfig
     package let logger: Logger
+    /// Where the metrics the process records are collected, served at `/metrics`.
+    package let metrics: PrometheusCollectorRegistry
+    package var config: GatewayConfig { loaded.config }
     /// How long a graceful shutdown may take before what is left is cancelled.
     package static let shutdownBound: Duration = .seconds(20)
 
-    package init(config: GatewayConfig, logger: Logger) {
-        self.config = config
+    package init(loaded: LoadedConfig, logger: Logger, metrics: PrometheusCollectorRegistry) {
+        self.loaded = loaded
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Binds the listener (so a port clash fails fast, before anything is started) and serves until a
@@ -33,22 +38,42 @@ package struct YrdenApplication: Sendable {
     /// service group has stopped every upstream).
     func withUpstreamConnector<Result>(_ body: (UpstreamConnector) async throws -> Result) async throws -> Result {
         try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
-            try await body(UpstreamConnector(httpClient: httpClient))
+            let oauth = try OAuthSetup(loaded: loaded, logger: logger).environment(httpClient: httpClient)
+            return try await body(UpstreamConnector(httpClient: httpClient, oauth: oauth))
         }
     }
 
     /// The one HTTP client for upstream traffic. Redirects are refused (a bearer token must never follow one
     /// to another host), connecting is bounded, and there is no read timeout: SSE streams stay open, and each
-    /// request carries its own deadline instead. Streams hold a connection each, hence the larger pool.
-    package static let upstreamHTTPConfiguration = HTTPClient.Configuration(
-        redirectConfiguration: .disallow,
-        timeout: .init(connect: .seconds(10)),
-        connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
-    )
+    /// request carries its own deadline instead. A refused connection fails at once instead of being retried
+    /// for the whole connect timeout: the transport retries what is safe itself, with backoff, and a server
+    /// that went away is noticed in a second. Streams hold a connection each, hence the larger pool.
+    package static let upstreamHTTPConfiguration: HTTPClient.Configuration = {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10)),
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        )
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }()
 
     private func run(connector: UpstreamConnector) async throws {
         let gateway = Gateway(config: config, logger: logger, connector: connector)
-        let router = FrontRouter(gateway: gateway, allowedOrigins: config.gateway.allowedOrigins, logger: logger)
+        let store = ConfigStore(
+            document: loaded.document,
+            path: loaded.path,
+            environment: loaded.environment,
+            gateway: gateway,
+            logger: logger
+        )
+        let router = FrontRouter(
+            gateway: gateway,
+            store: store,
+            settings: config.gateway,
+            metrics: metrics,
+            logger: logger
+        )
         let server = try HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.gateway.listenHost,
@@ -65,12 +90,27 @@ package struct YrdenApplication: Sendable {
                 "servers": "\(config.servers.count)",
             ]
         )
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: EngineService(gateway: gateway)),
+            .init(service: ConfigReloadService(store: store, logger: logger)),
+            .init(service: server),
+        ]
+        if let callback = config.gateway.oauthCallback {
+            // Only the OAuth callback is served there: the MCP endpoint and the admin API stay on the main listener.
+            let listener = try HTTPServer(
+                configuration: HTTPServerConfiguration(
+                    host: callback.host,
+                    port: callback.port,
+                    maxBodyBytes: 64 << 10
+                ),
+                logger: logger,
+                handler: { await router.handleOAuthCallbackOnly($0) }
+            )
+            services.append(.init(service: listener))
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: EngineService(gateway: gateway)),
-                    .init(service: server),
-                ],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [],
                 logger: logger
@@ -90,7 +130,7 @@ struct EngineService: Service {
     let gateway: Gateway
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await gateway.run()
         }
     }

@@ -6,13 +6,17 @@ import YrdenProtocol
 /// - `listen` (string, `HOST:PORT`, IPv6 as `[::1]:8750`; default `127.0.0.1:8750`)
 /// - `toolSeparator` (string, 1–8 tool-name characters; default `__`)
 /// - `adminToken` (string; empty or an unset `${VAR}` means no token)
+/// - `clientTokens` (array of strings; when any is set, `/mcp` requires `Authorization: Bearer` with one)
 /// - `allowedOrigins` (array of `scheme://host[:port]`; default none)
 /// - `maxBodyBytes` (integer > 0; default 16 MiB)
 /// - `dataDir` (non-empty string)
 /// - `publicURL` (absolute http/https URL)
+/// - `oauthCallback` (`HOST:PORT` on loopback): a listener of its own for OAuth redirects, for a main
+///   listener that browsers cannot reach as `127.0.0.1`
 extension ConfigDecoder {
     static let gatewayKeys = [
-        "listen", "toolSeparator", "adminToken", "allowedOrigins", "maxBodyBytes", "dataDir", "publicURL",
+        "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "maxBodyBytes", "dataDir",
+        "publicURL", "oauthCallback",
     ]
 
     func decodeGateway(_ reader: JSONReader) -> GatewaySettings {
@@ -37,6 +41,12 @@ extension ConfigDecoder {
         if let field = object["adminToken"], let token = field.string(unsetIsEmpty: true) {
             settings.adminToken = token.isEmpty ? nil : token
         }
+        if let items = object["clientTokens"]?.array() {
+            for item in items {
+                guard let token = item.string(unsetIsEmpty: true), !token.isEmpty else { continue }
+                settings.clientTokens.append(token)
+            }
+        }
         if let items = object["allowedOrigins"]?.array() {
             for item in items {
                 guard let origin = item.string() else { continue }
@@ -52,6 +62,19 @@ extension ConfigDecoder {
         }
         if let directory = object["dataDir"]?.nonEmptyString("dataDir") {
             settings.dataDir = directory
+        }
+        if let field = object["oauthCallback"], let text = field.string() {
+            switch ListenAddress.parse(text) {
+            case .success(let address) where ListenAddress.isLoopback(host: address.host):
+                settings.oauthCallback = address
+            case .success:
+                field.report(
+                    "the OAuth callback listener must be on loopback: the browser that signs in runs on this machine",
+                    fix: "use 127.0.0.1:PORT, or set publicURL when browsers reach the gateway another way"
+                )
+            case .failure(let failure):
+                field.report(failure.message, fix: failure.fix)
+            }
         }
         if let field = object["publicURL"], let url = field.string() {
             if let finding = ConfigRules.checkHTTPURL(url, shown: field.writtenString) {

@@ -10,6 +10,8 @@ package struct GatewaySettings: Sendable, Hashable {
     package var toolSeparator: String
     /// Bearer token for the admin API; `nil` when unset or empty.
     package var adminToken: String?
+    /// Bearer tokens MCP clients must present on `/mcp`; empty means the endpoint is open (to loopback).
+    package var clientTokens: [String]
     /// Browser origins allowed to call the MCP endpoint, `scheme://host[:port]`.
     package var allowedOrigins: [String]
     /// Largest request body accepted; bigger ones are answered with 413.
@@ -18,6 +20,8 @@ package struct GatewaySettings: Sendable, Hashable {
     package var dataDir: String?
     /// The externally visible base URL, when the gateway sits behind a proxy.
     package var publicURL: String?
+    /// A loopback listener of its own for OAuth redirects; `nil` serves `/oauth/callback` on the main listener.
+    package var oauthCallback: ListenAddress?
 
     package static let defaultListenHost = "127.0.0.1"
     package static let defaultListenPort = 8750
@@ -29,19 +33,23 @@ package struct GatewaySettings: Sendable, Hashable {
         listenPort: Int = defaultListenPort,
         toolSeparator: String = defaultToolSeparator,
         adminToken: String? = nil,
+        clientTokens: [String] = [],
         allowedOrigins: [String] = [],
         maxBodyBytes: Int = defaultMaxBodyBytes,
         dataDir: String? = nil,
-        publicURL: String? = nil
+        publicURL: String? = nil,
+        oauthCallback: ListenAddress? = nil
     ) {
         self.listenHost = listenHost
         self.listenPort = listenPort
         self.toolSeparator = toolSeparator
         self.adminToken = adminToken
+        self.clientTokens = clientTokens
         self.allowedOrigins = allowedOrigins
         self.maxBodyBytes = maxBodyBytes
         self.dataDir = dataDir
         self.publicURL = publicURL
+        self.oauthCallback = oauthCallback
     }
 
     /// Whether only this machine can reach the listener (`localhost`, `127.0.0.0/8`, `::1`).

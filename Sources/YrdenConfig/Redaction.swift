@@ -3,7 +3,7 @@ import YrdenProtocol
 /// Secrets hidden from admin API responses, and put back when a client sends a hidden value back.
 ///
 /// The places that hold secrets: every value of a server's `env` and `headers`, a server's `auth.clientSecret`,
-/// the gateway's `adminToken`, and in a server's `url` the password of its user info and credential-like query
+/// the gateway's `adminToken` and `clientTokens`, and in a server's `url` the password of its user info and credential-like query
 /// parameters. A string there is shown as ``redactionMark`` unless it is empty or holds a
 /// `${VAR}` reference: then the secret lives in the environment and the text is shown as written, which tells
 /// the operator where the value comes from. A client that GETs an entry and PUTs it back unchanged sends the
@@ -23,7 +23,13 @@ extension ConfigDocument {
             case "gateway":
                 return (
                     key,
-                    Self.mappingMembers(of: value) { name, item in name == "adminToken" ? Self.redacted(item) : item }
+                    Self.mappingMembers(of: value) { name, item in
+                        switch name {
+                        case "adminToken": Self.redacted(item)
+                        case "clientTokens": item.arrayValue.map { .array($0.map(Self.redacted)) } ?? item
+                        default: item
+                        }
+                    }
                 )
             default:
                 return (key, value)

@@ -23,7 +23,7 @@ extension Gateway {
     /// when no upstream changes its own lists), plus completions and any extension an upstream declares.
     private func downstreamCapabilities(_ snapshot: Snapshot) -> JSONObject {
         var extensions = JSONObject()
-        for spec in config.servers {
+        for spec in snapshot.specs {
             guard let declared = snapshot.links[spec.id]?.handshake?.capabilities["extensions"]?.objectValue else {
                 continue
             }
@@ -41,9 +41,9 @@ extension Gateway {
 
     private func instructions(_ snapshot: Snapshot) -> String {
         var text =
-            "Yrden gateway in front of \(config.servers.count) MCP servers. Tools and prompts are named "
-            + "<server>\(config.gateway.toolSeparator)<name>."
-        for spec in config.servers {
+            "Yrden gateway in front of \(snapshot.order.count) MCP servers. Tools and prompts are named "
+            + "<server>\(settings.toolSeparator)<name>."
+        for spec in snapshot.specs {
             guard let own = snapshot.links[spec.id]?.handshake?.instructions, !own.isEmpty else { continue }
             text += "\n\n## \(spec.id)\n\(own)"
         }

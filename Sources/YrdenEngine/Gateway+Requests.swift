@@ -137,8 +137,8 @@ extension Gateway {
     /// A name the live catalog does not have. When it carries the prefix of a server that is not connected,
     /// the client learns which server and why, instead of a bare "unknown".
     private func unknownName(_ kind: String, _ name: String, _ snapshot: Snapshot) -> JSONRPCError {
-        let separator = config.gateway.toolSeparator
-        for spec in config.servers where name.hasPrefix(spec.prefix + separator) {
+        let separator = settings.toolSeparator
+        for spec in snapshot.specs where name.hasPrefix(spec.prefix + separator) {
             guard let link = snapshot.links[spec.id], !link.state.isConnected else { continue }
             return .upstreamUnavailable(Self.notConnectedMessage(spec.id, link.state), server: spec.id)
         }
@@ -217,9 +217,23 @@ extension Gateway {
             onProgress: onProgress,
             handle: handle
         )
+        let started = ContinuousClock.now
         do {
-            return try await client.request(request.method, params: .object(forwarded), options: options)
+            let answer = try await client.request(request.method, params: .object(forwarded), options: options)
+            GatewayMetrics.recordRequest(
+                server: server,
+                method: request.method,
+                duration: .now - started,
+                failure: nil
+            )
+            return answer
         } catch {
+            GatewayMetrics.recordRequest(
+                server: server,
+                method: request.method,
+                duration: .now - started,
+                failure: error.kind
+            )
             throw .upstreamUnavailable("MCP server '\(server)' failed: \(error.message)", server: server)
         }
     }

@@ -7,52 +7,71 @@ import YrdenTransport
 /// Many upstreams as one MCP server: the engine's front door.
 ///
 /// Readers (every request) take an immutable snapshot under a short lock, so routing a call never waits on
-/// another call. Writers are the upstream supervisors: each publishes its own server's changes, the aggregate
-/// is rebuilt, and every session is told which lists changed.
+/// another call. Writers are the upstream supervisors and the operator's changes: each change is applied to
+/// one server's link, the aggregate is rebuilt, every session is told which lists changed, and subscribers
+/// of ``events`` see the server's new status.
 package final class Gateway: Sendable {
-    package let config: GatewayConfig
+    package let settings: GatewaySettings
     package let connector: UpstreamConnector
     package let sessions = SessionStore()
+    /// State changes, catalog changes and servers coming and going, for the admin API's live view.
+    package let events = EventBus()
+    /// The gateway's own entries (servers added, removed, reconfigured); each server has its own ring.
+    package let log = LogRing(server: nil)
     let logger: Logger
+    let supervisors = SupervisorPool()
+    let oauth = OAuthSessions()
     private let state: Mutex<Snapshot>
     let startedAt = ContinuousClock.now
 
     /// The state routing reads: every server's link and the merged catalog built from them.
     package struct Snapshot: Sendable {
         package var generation = 0
+        /// Server ids in config order, which decides ties between servers.
+        package var order: [String]
         package var links: [String: ServerLink]
         package var catalog = AggregatedCatalog.empty
+
+        /// Every server's spec, in config order.
+        package var specs: [ServerSpec] { order.compactMap { links[$0]?.spec } }
     }
 
     package init(config: GatewayConfig, logger: Logger, connector: UpstreamConnector = UpstreamConnector()) {
-        self.config = config
+        self.settings = config.gateway
         self.connector = connector
         self.logger = logger
         var links: [String: ServerLink] = [:]
         for spec in config.servers { links[spec.id] = ServerLink(spec: spec) }
-        state = Mutex(Snapshot(links: links))
+        state = Mutex(Snapshot(order: config.servers.map(\.id), links: links))
     }
 
     package var snapshot: Snapshot { state.withLock { $0 } }
 
+    /// The configuration as it stands now, including changes made while running.
+    package var config: GatewayConfig { GatewayConfig(gateway: settings, servers: snapshot.specs) }
+
     /// Keeps every enabled upstream connected until the task is cancelled, then stops them all and ends the
     /// sessions. Returns only when every child process has been shut down.
     package func run() async {
-        await withDiscardingTaskGroup { group in
-            for spec in config.servers where !spec.disabled {
-                var logger = self.logger
-                logger[metadataKey: "yrden.upstream"] = "\(spec.id)"
-                let supervisor = UpstreamSupervisor(spec: spec, gateway: self, logger: logger)
-                group.addTask { await supervisor.run() }
+        for spec in snapshot.specs where !spec.disabled { startSupervisor(spec) }
+        await withTaskCancellationHandler {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(60))
+                sessions.expireIdle()
             }
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(60))
-                    self.sessions.expireIdle()
-                }
-            }
+        } onCancel: {
         }
+        await supervisors.closeAndStopAll()
         sessions.endAll()
+        events.finishAll()
+    }
+
+    /// Starts keeping `spec`'s server connected (no-op once shutdown has begun).
+    func startSupervisor(_ spec: ServerSpec) {
+        var logger = self.logger
+        logger[metadataKey: "yrden.upstream"] = "\(spec.id)"
+        let supervisor = UpstreamSupervisor(spec: spec, gateway: self, logger: logger)
+        supervisors.start(spec.id) { await supervisor.run() }
     }
 
     func logRing(_ server: String) -> LogRing? {
@@ -61,12 +80,21 @@ package final class Gateway: Sendable {
 
     /// Applies one server's change, rebuilds the aggregate, and tells every session what changed.
     func publish(_ server: String, _ change: (inout ServerLink) -> Void) {
-        let (changedKinds, conflicts) = state.withLock { snapshot -> ([ServerCatalog.Kind], [String]) in
-            guard var link = snapshot.links[server] else { return ([], []) }
-            let before = snapshot.catalog
+        update { snapshot in
+            guard var link = snapshot.links[server] else { return }
             change(&link)
             snapshot.links[server] = link
-            let sources = config.servers.compactMap { spec -> CatalogSource? in
+        }
+    }
+
+    /// Changes the snapshot (any number of servers, their order), then rebuilds the aggregate and notifies
+    /// sessions and event subscribers of whatever differs.
+    @discardableResult
+    func update<Result>(_ change: (inout Snapshot) -> Result) -> Result {
+        let (result, before, after, changedKinds, conflicts) = state.withLock { snapshot in
+            let before = snapshot
+            let result = change(&snapshot)
+            let sources = snapshot.specs.compactMap { spec -> CatalogSource? in
                 guard let link = snapshot.links[spec.id], link.state.isConnected, let catalog = link.catalog else {
                     return nil
                 }
@@ -78,20 +106,36 @@ package final class Gateway: Sendable {
                     catalog: catalog
                 )
             }
-            let after = AggregatedCatalog(sources: sources, separator: config.gateway.toolSeparator)
-            snapshot.catalog = after
-            let changed = Self.changedKinds(before, after)
+            snapshot.catalog = AggregatedCatalog(sources: sources, separator: settings.toolSeparator)
+            let changed = Self.changedKinds(before.catalog, snapshot.catalog)
             if !changed.isEmpty { snapshot.generation += 1 }
-            let newConflicts = after.conflicts.filter { !before.conflicts.contains($0) }
-            return (changed, newConflicts)
+            let newConflicts = snapshot.catalog.conflicts.filter { !before.catalog.conflicts.contains($0) }
+            return (result, before, snapshot, changed, newConflicts)
         }
         for conflict in conflicts { logger.warning("catalog conflict: \(conflict)") }
-        guard !changedKinds.isEmpty else { return }
+        let changes = GatewayEvent.changes(from: before, to: after)
+        recordStates(changes)
+        events.publish(changes)
+        guard !changedKinds.isEmpty else { return result }
         let notifications = Set(changedKinds.map(\.listChangedNotification)).sorted().map {
             JSONRPCMessage.notification(JSONRPCNotification(method: $0))
         }
         for session in sessions.all() {
             notifications.forEach { session.deliver($0) }
+        }
+        return result
+    }
+
+    private func recordStates(_ changes: [GatewayEvent]) {
+        for change in changes {
+            switch change {
+            case .serverAdded(let status), .serverState(let status):
+                GatewayMetrics.recordState(server: status.id, state: status.state.name)
+            case .serverRemoved(let id):
+                GatewayMetrics.recordState(server: id, state: nil)
+            case .serverCatalog:
+                break
+            }
         }
     }
 

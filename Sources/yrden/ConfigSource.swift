@@ -1,3 +1,4 @@
+import YrdenApp
 import YrdenConfig
 
 #if canImport(Glibc)
@@ -8,13 +9,23 @@ import Glibc
 enum ConfigSource {
     static let defaultFile = "yrden.json"
 
-    /// `--config` if given, else `./yrden.json` if present, else the embedded default.
-    static func resolve(path: String?, environment: [String: String]) throws(ConfigError) -> GatewayConfig {
-        if let path { return try ConfigLoader.load(path: path, environment: environment) }
-        if access(defaultFile, F_OK) == 0 { return try ConfigLoader.load(path: defaultFile, environment: environment) }
-        return try ConfigLoader.decode(
-            Array(GatewayConfig.embeddedDefaultJSON.utf8),
-            source: "embedded default",
+    /// `--config` if given, else `./yrden.json` if present, else the embedded default. Changes made over the
+    /// admin API go back to the file; on the embedded default they go to `./yrden.json`, which the next
+    /// `yrden serve` in the same directory then loads.
+    static func resolve(path: String?, environment: [String: String]) throws(ConfigError) -> LoadedConfig {
+        let file = path ?? (access(defaultFile, F_OK) == 0 ? defaultFile : nil)
+        guard let file else {
+            return try LoadedConfig(
+                document: .embeddedDefault,
+                source: "embedded default",
+                path: defaultFile,
+                environment: environment
+            )
+        }
+        return try LoadedConfig(
+            document: ConfigLoader.loadDocument(path: file),
+            source: file,
+            path: file,
             environment: environment
         )
     }

@@ -21,6 +21,16 @@ import Testing
         #expect(throws: ListenAddress.Failure.self) { try ListenAddress.parse(text).get() }
     }
 
+    @Test func clientTokensExpandAndEmptyOnesAddNone() throws {
+        let config = try Config.decode(
+            #"{"gateway": {"clientTokens": ["${A}", "literal", "${UNSET}", ""]}}"#,
+            environment: ["A": "from-env"]
+        )
+        #expect(config.gateway.clientTokens == ["from-env", "literal"])
+        #expect(try Config.decode("{}").gateway.clientTokens.isEmpty)
+        #expect(Config.problems(#"{"gateway": {"clientTokens": "one"}}"#).first?.path == "gateway.clientTokens")
+    }
+
     @Test func ipv6WithoutBracketsGetsItsOwnHint() throws {
         let problem = try #require(Config.problems(#"{"gateway": {"listen": "::1:8750"}}"#).first)
         #expect(problem.fix == "put IPv6 addresses in brackets, e.g. [::1]:8750")

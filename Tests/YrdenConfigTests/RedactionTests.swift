@@ -133,3 +133,13 @@ import YrdenProtocol
         #expect(ConfigDocument.restoringRedacted(changed, from: stored) == changed)
     }
 }
+
+@Suite struct GatewaySecretRedactionTests {
+    @Test func clientTokensAreRedactedUnlessTheyAreReferences() throws {
+        let document = try ConfigDocument(
+            parsing: Array(#"{"gateway": {"clientTokens": ["s3cret", "${TOKEN}"]}}"#.utf8),
+            source: "test"
+        )
+        #expect(document.redacted().json["gateway"]?["clientTokens"] == ["********", "${TOKEN}"])
+    }
+}

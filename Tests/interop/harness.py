@@ -267,7 +267,7 @@ def start_gateway(
     log_file = open(log_path, "wb")
     argv = [str(binary), "serve", "--config", str(config_path), "--listen", f"127.0.0.1:{port}", *extra_args]
     proc = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, cwd=workdir, env=clean_env(env)
+        argv, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, cwd=workdir, env=clean_env({"XDG_DATA_HOME": str(workdir / "xdg"), **(env or {})})
     )
     gw = Gateway(proc=proc, port=port, workdir=workdir, config_path=config_path, log_path=log_path, _log_file=log_file)
     LIVE_GATEWAYS.append(gw)

@@ -233,3 +233,36 @@ async def test_health_endpoints(gw, path):
     for key in ("version", "timestamp", "uptimeSeconds", "servers"):
         assert key in body, f"{path} lacks {key!r}: {body}"
     assert {"demo", "time", "sample"} <= set(body["servers"]), body["servers"]
+
+
+CLIENT_TOKEN = "mcp-client-3c81f0"
+
+
+async def test_client_tokens_guard_the_mcp_endpoint(gateway, yrden):
+    """With `gateway.clientTokens` set, /mcp answers 401 without a listed bearer token, and an SDK client that
+    sends one works as usual. The token is shown redacted by the admin API."""
+    from harness import mcp_session
+
+    config = {
+        "gateway": {"clientTokens": ["${CLIENT_TOKEN_UNDER_TEST}"], "adminToken": "adm-x"},
+        "mcpServers": {"demo": {"command": str(yrden), "args": ["demo-server"]}},
+    }
+    gw = gateway(config, env={"CLIENT_TOKEN_UNDER_TEST": CLIENT_TOKEN})
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    async with httpx2.AsyncClient(timeout=10) as http:
+        refused = await http.post(gw.url, json=initialize, headers=headers)
+        assert refused.status_code == 401 and refused.headers["WWW-Authenticate"].startswith("Bearer")
+        wrong = await http.post(gw.url, json=initialize, headers={**headers, "Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+        shown = await http.get(f"{gw.base}/api/v1/config", headers={"Authorization": "Bearer adm-x"})
+        assert shown.json()["gateway"]["clientTokens"] == ["${CLIENT_TOKEN_UNDER_TEST}"]
+    async with mcp_session(gw.url, mode="legacy", headers={"Authorization": f"Bearer {CLIENT_TOKEN}"}) as session:
+        tools = await session.client.list_tools()
+        assert any(tool.name == "demo__echo" for tool in tools.tools)
+    assert CLIENT_TOKEN not in gw.log_text()

@@ -1,11 +1,19 @@
+import Logging
 import Synchronization
 
-/// The last lines one upstream wrote to stderr or the gateway logged about it, bounded so a chatty server
-/// cannot grow the gateway's memory. Shown when the server fails, and later by the admin API.
+/// The last entries about one upstream (what it wrote to stderr, what the gateway noted about it), or about
+/// the gateway itself; bounded so a chatty server cannot grow the gateway's memory. Shown when a server
+/// fails, and served by the admin API.
 package final class LogRing: Sendable {
     package struct Entry: Sendable, Hashable {
-        package var time: ContinuousClock.Instant
-        package var line: String
+        /// Wall-clock time, seconds since 1970.
+        package var time: Double
+        package var level: Logger.Level
+        package var server: String?
+        /// A short machine name: `stderr`, `transport`, `state`, `config`.
+        package var event: String
+        package var message: String
+        package var metadata: [String: String]
     }
 
     private struct Ring {
@@ -13,15 +21,29 @@ package final class LogRing: Sendable {
         var next = 0
     }
 
+    package let server: String?
     private let capacity: Int
     private let ring = Mutex(Ring())
 
-    package init(capacity: Int = 500) {
+    package init(server: String?, capacity: Int = 500) {
+        self.server = server
         self.capacity = capacity
     }
 
-    package func append(_ line: String) {
-        let entry = Entry(time: .now, line: line)
+    package func append(
+        _ message: String,
+        level: Logger.Level = .info,
+        event: String,
+        metadata: [String: String] = [:]
+    ) {
+        let entry = Entry(
+            time: WallClock.now(),
+            level: level,
+            server: server,
+            event: event,
+            message: message,
+            metadata: metadata
+        )
         ring.withLock { ring in
             if ring.entries.count < capacity {
                 ring.entries.append(entry)

@@ -4,8 +4,12 @@ import YrdenTransport
 package enum ConnectionState: Sendable, Hashable {
     case idle
     case connecting(attempt: Int)
+    /// Waiting for an OAuth sign-in (the link's `auth` says how far it got) before connecting.
+    case authenticating
     case connected(since: ContinuousClock.Instant)
     case failed(UpstreamError, attempt: Int, retryAt: ContinuousClock.Instant?)
+    /// An operator disconnected it; it stays down until connected again.
+    case disconnected
     case disabled
     case stopped
 
@@ -14,8 +18,10 @@ package enum ConnectionState: Sendable, Hashable {
         switch self {
         case .idle: "idle"
         case .connecting: "connecting"
+        case .authenticating: "authenticating"
         case .connected: "connected"
         case .failed: "failed"
+        case .disconnected: "disconnected"
         case .disabled: "disabled"
         case .stopped: "stopped"
         }

@@ -8,8 +8,11 @@ package struct UpstreamConnector: Sendable {
     /// `nil` in a gateway built without one (tests of the engine alone): HTTP upstreams then fail to connect
     /// with a message that says so.
     package var httpClient: HTTPClient?
+    /// `nil` in a gateway built without one: OAuth servers then fail with a message that says so.
+    package var oauth: OAuthEnvironment?
 
-    package init(httpClient: HTTPClient? = nil) {
+    package init(httpClient: HTTPClient? = nil, oauth: OAuthEnvironment? = nil) {
         self.httpClient = httpClient
+        self.oauth = oauth
     }
 }

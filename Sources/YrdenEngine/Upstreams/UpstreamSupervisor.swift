@@ -25,29 +25,39 @@ struct UpstreamSupervisor: Sendable {
             attempt += 1
             gateway.publish(spec.id) { $0.state = .connecting(attempt: attempt) }
             let startedAt = ContinuousClock.now
-            let error = await connectAndServe()
+            let error = await connectAndServe(attempt: attempt)
             if Task.isCancelled { break }
             if ContinuousClock.now - startedAt >= Backoff.stableAfter { attempt = 1 }
             guard let backoff, let delay = backoff.delay(forAttempt: attempt) else {
                 gateway.publish(spec.id) { $0.state = .failed(error, attempt: attempt, retryAt: nil) }
-                logger.error("upstream failed; not retrying", metadata: failureMetadata(error))
+                note(.error, "upstream failed; not retrying", metadata: failureMetadata(error))
                 return
             }
             let retryAt = ContinuousClock.now + delay
             gateway.publish(spec.id) { $0.state = .failed(error, attempt: attempt, retryAt: retryAt) }
             var metadata = failureMetadata(error)
             metadata["retryIn"] = "\(delay)"
-            logger.warning("upstream failed; retrying", metadata: metadata)
+            note(.warning, "upstream failed; retrying", metadata: metadata)
             try? await Task.sleep(until: retryAt)
+            if !Task.isCancelled { GatewayMetrics.recordReconnect(server: spec.id) }
         }
         gateway.publish(spec.id) { $0.state = .stopped }
+    }
+
+    /// Logs a change in the server's life, and keeps it in the server's ring for the admin API.
+    private func note(_ level: Logger.Level, _ message: String, metadata: Logger.Metadata) {
+        logger.log(level: level, "\(message)", metadata: metadata)
+        var strings: [String: String] = [:]
+        for (key, value) in metadata { strings[key] = "\(value)" }
+        gateway.logRing(spec.id)?.append(message, level: level, event: "state", metadata: strings)
     }
 
     /// The reason, plus what the server last wrote to stderr: usually the real cause (a missing module, a bad
     /// token), and otherwise visible only at debug level.
     private func failureMetadata(_ error: UpstreamError) -> Logger.Metadata {
-        var metadata: Logger.Metadata = ["reason": "\(error)"]
-        let tail = gateway.logRing(spec.id)?.recent(3).map(\.line) ?? []
+        var metadata: Logger.Metadata = ["reason": "\(error)", "kind": "\(error.kind.rawValue)"]
+        if let status = error.httpStatus { metadata["httpStatus"] = "\(status)" }
+        let tail = (gateway.logRing(spec.id)?.recent() ?? []).filter { $0.event == "stderr" }.suffix(3).map(\.message)
         if !tail.isEmpty { metadata["stderr"] = "\(tail.joined(separator: " | "))" }
         return metadata
     }
@@ -61,14 +71,15 @@ struct UpstreamSupervisor: Sendable {
     }
 
     /// One connection's life; returns why it ended.
-    private func connectAndServe() async -> UpstreamError {
+    private func connectAndServe(attempt: Int) async -> UpstreamError {
         let client: UpstreamClient
+        let handshake: UpstreamHandshake
         do {
-            client = try openClient()
+            (client, handshake) = try await connect(attempt: attempt)
         } catch {
             return error
         }
-        let result = await serve(client)
+        let result = await serve(client, handshake: handshake)
         await shielded { await client.close() }
         gateway.publish(spec.id) { link in
             link.client = nil
@@ -78,56 +89,9 @@ struct UpstreamSupervisor: Sendable {
         return result
     }
 
-    private func openClient() throws(UpstreamError) -> UpstreamClient {
-        switch spec.transport {
-        case .stdio(let command, let args, let env, let cwd):
-            let stdio = StdioCommand(command: command, arguments: args, environment: env, workingDirectory: cwd)
-            return try UpstreamClient(
-                open: { handler throws(UpstreamError) in try StdioChannel(command: stdio, handler: handler) },
-                log: channelLog(stream: "stderr")
-            )
-        case .http(let url, let headers, let auth, _):
-            // Legacy HTTP+SSE fallback is not attempted yet: a server that refuses the POST fails to connect.
-            if case .oauth = auth {
-                throw UpstreamError(.auth, "OAuth for HTTP upstreams is not supported by this build yet")
-            }
-            guard let httpClient = gateway.connector.httpClient else {
-                throw UpstreamError(.network, "this gateway was started without an HTTP client")
-            }
-            let endpoint = StreamableHTTPEndpoint(
-                url: url,
-                headers: headers,
-                requestTimeout: spec.timeouts.request,
-                toolCallTimeout: spec.timeouts.toolCall
-            )
-            return try UpstreamClient(
-                open: { handler in StreamableHTTPChannel(endpoint: endpoint, client: httpClient, handler: handler) },
-                log: channelLog(stream: "http")
-            )
-        case .sse:
-            throw UpstreamError(.protocol, "\(spec.transport.kindName) upstreams are not supported by this build yet")
-        }
-    }
-
-    /// Where a channel's diagnostics go: the server's log ring (the admin API's view) and debug logging.
-    private func channelLog(stream: String) -> @Sendable (String) -> Void {
-        let ring = gateway.logRing(spec.id)
-        let logger = self.logger
-        return { line in
-            ring?.append(line)
-            logger.debug("\(line)", metadata: ["yrden.stream": "\(stream)"])
-        }
-    }
-
-    private func serve(_ client: UpstreamClient) async -> UpstreamError {
-        let handshake: UpstreamHandshake
+    private func serve(_ client: UpstreamClient, handshake: UpstreamHandshake) async -> UpstreamError {
         let catalog: ServerCatalog
         do {
-            handshake = try await client.initialize(
-                clientInfo: Gateway.clientInfo,
-                capabilities: Gateway.upstreamClientCapabilities,
-                timeout: spec.timeouts.connect
-            )
             catalog = try await CatalogLoader(
                 client: client,
                 capabilities: handshake.capabilities,
@@ -143,7 +107,8 @@ struct UpstreamSupervisor: Sendable {
             link.catalog = catalog
             link.state = .connected(since: .now)
         }
-        logger.info(
+        note(
+            .info,
             "upstream connected",
             metadata: [
                 "protocolVersion": "\(handshake.protocolVersion)", "tools": "\(catalog.tools.count)",
@@ -152,6 +117,9 @@ struct UpstreamSupervisor: Sendable {
         )
         return await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.keepAlive(client) }
+            if let session = gateway.oauth.existing(spec.id) {
+                group.addTask { await self.watchTokens(session, client) }
+            }
             let reason = await follow(client, capabilities: handshake.capabilities)
             group.cancelAll()
             return reason

@@ -33,7 +33,7 @@ package struct HealthEndpoint: Sendable {
     private func report(status: String) -> JSONValue {
         let snapshot = gateway.snapshot
         var servers = JSONObject()
-        for spec in gateway.config.servers {
+        for spec in snapshot.specs {
             guard let link = snapshot.links[spec.id] else { continue }
             var entry: JSONObject = ["state": .string(link.state.name), "transport": .string(spec.transport.kindName)]
             if let counts = snapshot.catalog.counts[spec.id], link.state.isConnected {
@@ -42,7 +42,9 @@ package struct HealthEndpoint: Sendable {
                 entry["resources"] = .int(counts.resources)
             }
             if let error = link.state.lastError {
-                entry["lastError"] = ["kind": .string(error.kind.rawValue), "message": .string(error.message)]
+                var lastError: JSONObject = ["kind": .string(error.kind.rawValue), "message": .string(error.message)]
+                if let status = error.httpStatus { lastError["httpStatus"] = .int(status) }
+                entry["lastError"] = .object(lastError)
             }
             servers[spec.id] = .object(entry)
         }

@@ -12,21 +12,36 @@ import YrdenProtocol
 package struct MCPEndpoint: Sendable {
     let gateway: Gateway
     let origins: OriginPolicy
+    let clients: ClientTokenPolicy
     let logger: Logger
 
     static let sessionHeader = "Mcp-Session-Id"
     static let versionHeader = "MCP-Protocol-Version"
     static let heartbeatInterval: Duration = .seconds(15)
 
-    package init(gateway: Gateway, origins: OriginPolicy, logger: Logger) {
+    package init(
+        gateway: Gateway,
+        origins: OriginPolicy,
+        clients: ClientTokenPolicy = ClientTokenPolicy(tokens: []),
+        logger: Logger
+    ) {
         self.gateway = gateway
         self.origins = origins
+        self.clients = clients
         self.logger = logger
     }
 
     package func handle(_ request: HTTPRequest) async -> HTTPResponse {
         guard origins.permits(request.headers["Origin"]) else {
             return FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: "Origin not allowed"))
+        }
+        guard clients.permits(request.headers["Authorization"]) else {
+            var response = FrontResponses.rpcError(
+                401,
+                JSONRPCError(code: -32001, message: "this gateway needs a bearer token (gateway.clientTokens)")
+            )
+            response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="yrden""#)
+            return response
         }
         switch request.method {
         case "POST": return await post(request)

@@ -12,6 +12,7 @@ package final class UpstreamClient: Sendable {
     private let nextID = Atomic<Int>(1)
     /// Notifications and the final `closed`, in arrival order.
     package let events: AsyncStream<UpstreamEvent>
+    private let eventSink: AsyncStream<UpstreamEvent>.Continuation
 
     /// Opens the channel with `open`, wiring its inbound side to this client.
     package init(
@@ -42,6 +43,7 @@ package final class UpstreamClient: Sendable {
         self.channel = channel
         self.pending = pending
         self.events = events
+        self.eventSink = continuation
     }
 
     /// Sends a request and waits for its answer. An upstream JSON-RPC error is a `.failure` value; only the
@@ -120,8 +122,12 @@ package final class UpstreamClient: Sendable {
 
     /// Closes the channel (for a child process: the full stop sequence) and fails anything still in flight.
     package func close() async {
-        pending.failAll(with: UpstreamError(.notConnected, "the connection was closed"))
+        let error = UpstreamError(.notConnected, "the connection was closed")
+        pending.failAll(with: error)
         await channel.close()
+        // A channel closed from this side does not report it; whoever follows `events` still must hear the end.
+        eventSink.yield(.closed(error))
+        eventSink.finish()
     }
 
     /// Runs on the channel's reader thread: decode, then resolve or publish, never wait.

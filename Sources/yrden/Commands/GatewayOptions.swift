@@ -1,5 +1,7 @@
 import ArgumentParser
+import CoreMetrics
 import Logging
+import Prometheus
 import YrdenApp
 import YrdenConfig
 
@@ -11,6 +13,16 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level?
 
+    @Option(name: .long, help: "Log format: text (for people) or json (one object per line, for containers).")
+    var logFormat: LogFormat = .text
+
+    @Option(name: .long, help: "Directory for OAuth tokens and other state (overrides gateway.dataDir).")
+    var dataDir: String?
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
     /// Bootstraps logging to stderr (stdout may carry MCP), loads the config, and runs `body` with the
     /// application. An invalid config exits 2, a runtime failure exits 1.
     func run(
@@ -19,14 +31,26 @@ struct GatewayOptions: ParsableArguments {
         _ body: (YrdenApplication) async throws -> Void
     ) async throws {
         let level = logLevel ?? defaultLogLevel
+        let format = logFormat
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            case .json:
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
         let logger = Logger(label: "yrden")
-        let loaded: GatewayConfig
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        let loaded: LoadedConfig
         do {
+            var overrides = overrides
+            if let dataDir { overrides["YRDEN_DATA_DIR"] = dataDir }
             let environment = ConfigEnvironment.current().merging(overrides) { _, override in override }
             loaded = try ConfigSource.resolve(path: config, environment: environment)
         } catch {
@@ -34,7 +58,7 @@ struct GatewayOptions: ParsableArguments {
             throw ExitCode(2)
         }
         do {
-            try await body(YrdenApplication(config: loaded, logger: logger))
+            try await body(YrdenApplication(loaded: loaded, logger: logger, metrics: metrics))
         } catch {
             logger.critical("yrden failed: \(error)")
             throw ExitCode(1)

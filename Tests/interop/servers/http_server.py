@@ -1,10 +1,12 @@
-"""An upstream MCP server over Streamable HTTP for the interop tests, written with the official Python SDK.
+"""An upstream MCP server over HTTP for the interop tests, written with the official Python SDK.
 
-Run it as ``python http_server.py --port P [--json-response] [--stateless]``.
+Run it as ``python http_server.py --port P [--json-response] [--stateless] [--legacy-sse]``.
 
 - default: stateful (the server mints an ``Mcp-Session-Id``) and answers requests with SSE streams;
 - ``--json-response``: answers requests with one ``application/json`` body;
-- ``--stateless``: no sessions, every request stands alone.
+- ``--stateless``: no sessions, every request stands alone;
+- ``--legacy-sse``: the deprecated HTTP+SSE transport instead (MCP 2024-11-05): ``GET /sse`` opens the
+  stream, whose ``endpoint`` event names ``/messages/?session_id=…`` to POST to. There is no ``/mcp``.
 
 When ``HTTP_SERVER_TOKEN`` is set, every request must carry ``Authorization: Bearer <token>`` or gets 401,
 so a test can tell that the gateway forwards its configured headers. Tools: ``greet(name)``,
@@ -65,8 +67,13 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--json-response", action="store_true")
     parser.add_argument("--stateless", action="store_true")
+    parser.add_argument("--legacy-sse", action="store_true")
     args = parser.parse_args()
-    app: ASGIApp = server.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless)
+    app: ASGIApp
+    if args.legacy_sse:
+        app = server.sse_app()
+    else:
+        app = server.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless)
     if token := os.environ.get("HTTP_SERVER_TOKEN"):
         app = RequireBearer(app, token)
     print(f"http_server: pid {os.getpid()}, port {args.port}", file=sys.stderr, flush=True)

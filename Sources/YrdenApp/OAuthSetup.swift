@@ -1,0 +1,55 @@
+import AsyncHTTPClient
+import Logging
+import YrdenConfig
+import YrdenEngine
+import YrdenOAuth
+import YrdenStorage
+
+/// Where OAuth tokens are kept and where browsers come back to, from the config and the environment.
+///
+/// Tokens go to the data directory (`--data-dir`, `gateway.dataDir`, `YRDEN_DATA_DIR`; by default
+/// `$XDG_DATA_HOME/yrden` or `~/.local/share/yrden`), one 0600 file per server, sealed with AES-GCM when
+/// `YRDEN_SECRET_KEY` is set. The redirect URI is `publicURL` + `/oauth/callback` when the gateway sits behind
+/// a proxy, else the dedicated callback listener (`gateway.oauthCallback`) when there is one, else the
+/// main listener's own address.
+struct OAuthSetup {
+    let loaded: LoadedConfig
+    let logger: Logger
+
+    func environment(httpClient: HTTPClient) throws -> OAuthEnvironment {
+        let key = try loaded.environment["YRDEN_SECRET_KEY"].flatMap { $0.isEmpty ? nil : try SecretBox(keyText: $0) }
+        let secrets: any SecretStore
+        if let directory = dataDirectory {
+            secrets = try FileSecretStore(directory: directory, key: key)
+        } else {
+            logger.warning(
+                "no data directory (set --data-dir or YRDEN_DATA_DIR): OAuth tokens will not survive a restart"
+            )
+            secrets = InMemorySecretStore()
+        }
+        return OAuthEnvironment(
+            router: OAuthCallbackRouter(),
+            secrets: secrets,
+            redirectURI: redirectURI,
+            http: .live(client: httpClient)
+        )
+    }
+
+    var dataDirectory: String? {
+        if let configured = loaded.config.gateway.dataDir { return configured }
+        if let xdg = loaded.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/yrden" }
+        if let home = loaded.environment["HOME"], home.hasPrefix("/") { return home + "/.local/share/yrden" }
+        return nil
+    }
+
+    var redirectURI: String {
+        let settings = loaded.config.gateway
+        if let publicURL = settings.publicURL {
+            return (publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL) + "/oauth/callback"
+        }
+        var host = settings.oauthCallback?.host ?? settings.listenHost
+        if host == "0.0.0.0" || host == "::" { host = "127.0.0.1" }
+        if host.contains(":") { host = "[\(host)]" }
+        return "http://\(host):\(settings.oauthCallback?.port ?? settings.listenPort)/oauth/callback"
+    }
+}

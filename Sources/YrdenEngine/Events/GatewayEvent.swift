@@ -1,0 +1,29 @@
+/// Something an operator watching the gateway wants to know as it happens.
+package enum GatewayEvent: Sendable, Hashable {
+    case serverAdded(ServerStatus)
+    case serverRemoved(id: String)
+    /// The server's state changed (connecting, connected, failed with its reason, its next retry…).
+    case serverState(ServerStatus)
+    /// What the server contributes to the aggregate changed.
+    case serverCatalog(ServerStatus)
+
+    /// The events that lead from one snapshot to the next, servers in config order.
+    static func changes(from before: Gateway.Snapshot, to after: Gateway.Snapshot) -> [GatewayEvent] {
+        var events: [GatewayEvent] = []
+        for id in before.order where after.links[id] == nil {
+            events.append(.serverRemoved(id: id))
+        }
+        for id in after.order {
+            guard let now = after.status(of: id) else { continue }
+            guard let then = before.status(of: id) else {
+                events.append(.serverAdded(now))
+                continue
+            }
+            if now.state != then.state || now.spec != then.spec || now.auth != then.auth {
+                events.append(.serverState(now))
+            }
+            if now.counts != then.counts { events.append(.serverCatalog(now)) }
+        }
+        return events
+    }
+}

@@ -1,0 +1,53 @@
+import CoreMetrics
+import YrdenProtocol
+import YrdenTransport
+
+/// The gateway's metrics, through swift-metrics (the CLI bootstraps the Prometheus backend).
+///
+/// Every label value is a configured server id or a member of a fixed set (methods the gateway knows, error
+/// kinds, state names), so a client sending made-up method names cannot grow the metric set.
+enum GatewayMetrics {
+    static let requests = "yrden_upstream_requests_total"
+    static let durationLabel = "yrden_upstream_request_duration_seconds"
+    static let errors = "yrden_upstream_errors_total"
+    static let stateLabel = "yrden_upstream_state"
+    static let reconnects = "yrden_upstream_reconnects_total"
+
+    static let methods: Set<String> = [
+        MCPMethod.toolsCall, MCPMethod.toolsList, MCPMethod.promptsGet, MCPMethod.promptsList,
+        MCPMethod.resourcesRead, MCPMethod.resourcesList, MCPMethod.resourceTemplatesList,
+        MCPMethod.completionComplete, MCPMethod.ping, MCPMethod.loggingSetLevel,
+    ]
+    static let states = [
+        "idle", "connecting", "authenticating", "connected", "failed", "disconnected", "disabled", "stopped",
+    ]
+
+    /// One request forwarded to `server`: counted, timed, and its transport failure counted by kind.
+    static func recordRequest(server: String, method: String, duration: Duration, failure: UpstreamError.Kind?) {
+        let method = methods.contains(method) ? method : "other"
+        let dimensions = [("server", server), ("method", method)]
+        Counter(label: requests, dimensions: dimensions).increment()
+        Timer(label: durationLabel, dimensions: dimensions).recordInterval(duration)
+        if let failure {
+            Counter(label: errors, dimensions: [("server", server), ("kind", failure.rawValue)]).increment()
+        }
+    }
+
+    /// Keeps `yrden_upstream_state{server, state}` at 1 for the server's current state and 0 for the others.
+    static func recordState(server: String, state current: String?) {
+        for name in states {
+            Gauge(label: stateLabel, dimensions: [("server", server), ("state", name)]).record(name == current ? 1 : 0)
+        }
+    }
+
+    static func recordReconnect(server: String) {
+        Counter(label: reconnects, dimensions: [("server", server)]).increment()
+    }
+}
+
+extension Timer {
+    fileprivate func recordInterval(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

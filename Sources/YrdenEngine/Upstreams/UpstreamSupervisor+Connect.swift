@@ -1,0 +1,148 @@
+import AsyncHTTPClient
+import Logging
+import YrdenConfig
+import YrdenTransport
+
+extension UpstreamSupervisor {
+    /// Opens the transport the spec names and completes the MCP handshake over it. A client that fails the
+    /// handshake is closed before the error is returned.
+    ///
+    /// A bare `url` (`fallbackToSSE`) is tried as Streamable HTTP first; a server that refuses that POST with
+    /// 400, 404 or 405 is tried again over legacy HTTP+SSE on the same URL, as the spec's backwards
+    /// compatibility section describes. Never on 401/403: a token to fix is not an old server.
+    func connect(attempt: Int) async throws(UpstreamError) -> (UpstreamClient, UpstreamHandshake) {
+        var authorizer: (any UpstreamAuthorizer)?
+        if let session = try gateway.oauth.session(for: spec, gateway: gateway),
+            let (url, _) = OAuthSessions.oauth(of: spec)
+        {
+            try await awaitSignIn(session)
+            gateway.publish(spec.id) { $0.state = .connecting(attempt: attempt) }
+            authorizer = OAuthAuthorizer(session: session, url: url)
+        }
+        guard case .http(let url, let headers, let auth, fallbackToSSE: true) = spec.transport else {
+            return try await handshake(try openClient(authorizer: authorizer))
+        }
+        do {
+            return try await handshake(try openClient(authorizer: authorizer))
+        } catch  where Self.fallbackStatuses.contains(error.httpStatus ?? 0) {
+            let status = error.httpStatus ?? 0
+            noteTransport("the server refused Streamable HTTP (HTTP \(status)); trying the legacy HTTP+SSE transport")
+            do {
+                let connected = try await handshake(try openLegacySSE(url: url, headers: headers, auth: auth))
+                noteTransport("the server speaks the legacy HTTP+SSE transport; connected over it")
+                return connected
+            } catch {
+                throw UpstreamError(
+                    error.kind,
+                    "the server refused Streamable HTTP (HTTP \(status)) and legacy HTTP+SSE: \(error.message)",
+                    httpStatus: error.httpStatus
+                )
+            }
+        }
+    }
+
+    private static let handshakeGrace: Duration = .seconds(1)
+
+    /// The answers to a Streamable HTTP `initialize` that mean "try the legacy transport" (spec 2025-11-25).
+    private static let fallbackStatuses: Set<Int> = [400, 404, 405]
+
+    /// Runs the MCP handshake on `client`, closing it when that fails. Overdue requests are expired meanwhile,
+    /// so a server that accepts `initialize` and never answers fails soon after the connect timeout; the
+    /// grace lets a channel's own reason at that same deadline win over a bare timeout (a legacy stream
+    /// that never named its message endpoint says so).
+    private func handshake(_ client: UpstreamClient) async throws(UpstreamError) -> (UpstreamClient, UpstreamHandshake)
+    {
+        let sweeper = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.sweepInterval)
+                client.expireOverdueRequests(now: .now - Self.handshakeGrace)
+            }
+        }
+        defer { sweeper.cancel() }
+        do {
+            let handshake = try await client.initialize(
+                clientInfo: Gateway.clientInfo,
+                capabilities: Gateway.upstreamClientCapabilities,
+                timeout: spec.timeouts.connect
+            )
+            return (client, handshake)
+        } catch {
+            await shielded { await client.close() }
+            throw error
+        }
+    }
+
+    private func openClient(authorizer: (any UpstreamAuthorizer)?) throws(UpstreamError) -> UpstreamClient {
+        switch spec.transport {
+        case .stdio(let command, let args, let env, let cwd):
+            let stdio = StdioCommand(command: command, arguments: args, environment: env, workingDirectory: cwd)
+            return try UpstreamClient(
+                open: { handler throws(UpstreamError) in try StdioChannel(command: stdio, handler: handler) },
+                log: channelLog(stream: "stderr")
+            )
+        case .http(let url, let headers, _, _):
+            let httpClient = try remoteClient()
+            let endpoint = StreamableHTTPEndpoint(
+                url: url,
+                headers: headers,
+                requestTimeout: spec.timeouts.request,
+                toolCallTimeout: spec.timeouts.toolCall,
+                authorizer: authorizer
+            )
+            return try UpstreamClient(
+                open: { handler in StreamableHTTPChannel(endpoint: endpoint, client: httpClient, handler: handler) },
+                log: channelLog(stream: "http")
+            )
+        case .sse(let url, let headers, let auth):
+            return try openLegacySSE(url: url, headers: headers, auth: auth)
+        }
+    }
+
+    private func openLegacySSE(
+        url: String,
+        headers: [String: String],
+        auth: AuthSpec
+    ) throws(UpstreamError)
+        -> UpstreamClient
+    {
+        if case .oauth = auth {
+            throw UpstreamError(.auth, "OAuth over the legacy HTTP+SSE transport is not supported by this build yet")
+        }
+        let httpClient = try remoteClient()
+        let endpoint = LegacySSEEndpoint(
+            url: url,
+            headers: headers,
+            requestTimeout: spec.timeouts.request,
+            endpointTimeout: spec.timeouts.connect
+        )
+        return try UpstreamClient(
+            open: { handler in LegacySSEChannel(endpoint: endpoint, client: httpClient, handler: handler) },
+            log: channelLog(stream: "sse")
+        )
+    }
+
+    /// The shared HTTP client for remote servers.
+    private func remoteClient() throws(UpstreamError) -> HTTPClient {
+        guard let httpClient = gateway.connector.httpClient else {
+            throw UpstreamError(.network, "this gateway was started without an HTTP client")
+        }
+        return httpClient
+    }
+
+    /// A transport decision, logged at info and kept in the server's ring: the admin API and health output
+    /// name the configured transport (`http`), so this is where the one actually used shows.
+    private func noteTransport(_ message: String) {
+        logger.info("\(message)")
+        gateway.logRing(spec.id)?.append(message, level: .info, event: "transport")
+    }
+
+    /// Where a channel's diagnostics go: the server's log ring (the admin API's view) and debug logging.
+    private func channelLog(stream: String) -> @Sendable (String) -> Void {
+        let ring = gateway.logRing(spec.id)
+        let logger = self.logger
+        return { line in
+            ring?.append(line, event: stream)
+            logger.debug("\(line)", metadata: ["yrden.stream": "\(stream)"])
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Synchronization
+import YrdenEngine
+import YrdenHTTPServer
+import YrdenProtocol
+
+/// `GET /events`: the gateway's events as Server-Sent Events, until the client leaves or the gateway stops.
+///
+/// Streamed through `HTTPResponse.Body.stream` like the MCP endpoint's GET stream: the libmicrohttpd
+/// connection sleeps between writes, and the task waits on the event bus, so an idle stream costs nothing.
+extension AdminAPI {
+    static let keepaliveInterval: Duration = .seconds(15)
+
+    func streamEvents() -> HTTPResponse {
+        // Subscribed before answering, so the client sees every event after its request was accepted.
+        let events = gateway.events.subscribe()
+        return HTTPResponse(
+            status: 200,
+            headers: SSE.headers,
+            body: .stream { writer in
+                let lastWrite = LastWrite()
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        var entries: [String: JSONValue] = [:]
+                        for await event in events {
+                            guard let frame = await frame(for: event, entries: &entries) else { continue }
+                            do { try await writer.write(frame) } catch { return }
+                            lastWrite.touch()
+                        }
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            let due = lastWrite.time + Self.keepaliveInterval
+                            guard ContinuousClock.now >= due else {
+                                try? await Task.sleep(until: due)
+                                continue
+                            }
+                            do { try await writer.write(AdminEventFrame.keepalive) } catch { return }
+                            lastWrite.touch()
+                        }
+                    }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+        )
+    }
+
+    /// The SSE frame for `event`. `entries` remembers each server's last entry, so the `stopped` state of a
+    /// server being removed (already gone from the config) is still shown; a server never seen is skipped.
+    private func frame(for event: GatewayEvent, entries: inout [String: JSONValue]) async -> [UInt8]? {
+        switch event {
+        case .serverAdded(let status), .serverState(let status):
+            guard let entry = await store.redactedEntry(status.id) ?? entries[status.id] else { return nil }
+            entries[status.id] = entry
+            memory.note(status.id, status.state)
+            let view = ServerView(status: status, entry: entry, memory: memory)
+            return AdminEventFrame.serverEvent(event, view: view)
+        case .serverRemoved(let id):
+            entries[id] = nil
+            return AdminEventFrame.frame(event: "server.removed", data: ["id": .string(id)])
+        case .serverCatalog(let status):
+            let data: JSONValue = [
+                "id": .string(status.id),
+                "counts": ServerView.counts(
+                    tools: status.counts.tools,
+                    prompts: status.counts.prompts,
+                    resources: status.counts.resources
+                ),
+            ]
+            return AdminEventFrame.frame(event: "server.catalog", data: data)
+        }
+    }
+}
+
+/// The time of a stream's last write, shared by its event and keepalive tasks.
+private final class LastWrite: Sendable {
+    private let instant = Mutex(ContinuousClock.now)
+
+    var time: ContinuousClock.Instant { instant.withLock { $0 } }
+
+    func touch() {
+        instant.withLock { $0 = .now }
+    }
+}
+
+/// Server-Sent Events framing for the admin event stream: one `event:` name and one `data:` line of JSON.
+enum AdminEventFrame {
+    /// Sent every 15 seconds while nothing else is: keeps proxies from timing out and finds departed clients.
+    static let keepalive = Array(": keepalive\n\n".utf8)
+
+    static func frame(event: String, data: JSONValue) -> [UInt8] {
+        var bytes = Array("event: \(event)\ndata: ".utf8)
+        data.write(into: &bytes)
+        bytes.append(contentsOf: "\n\n".utf8)
+        return bytes
+    }
+
+    /// `server.added` or `server.state`, whose data is `{server}`.
+    static func serverEvent(_ event: GatewayEvent, view: ServerView) -> [UInt8]? {
+        switch event {
+        case .serverAdded: frame(event: "server.added", data: ["server": view.json])
+        case .serverState: frame(event: "server.state", data: ["server": view.json])
+        case .serverRemoved, .serverCatalog: nil
+        }
+    }
+}

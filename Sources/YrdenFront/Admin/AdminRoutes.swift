@@ -1,0 +1,104 @@
+/// One operation of `openapi.yaml`, named by its `operationId`, with the server id from the path where it has one.
+enum AdminOperation: Hashable, Sendable {
+    case listServers
+    case createServer
+    case getServer(String)
+    case replaceServer(String)
+    case patchServer(String)
+    case deleteServer(String)
+    case connectServer(String)
+    case disconnectServer(String)
+    case restartServer(String)
+    case startServerAuth(String)
+    case completeServerAuth(String)
+    case deleteServerTokens(String)
+    case listServerTools(String)
+    case listServerPrompts(String)
+    case listServerResources(String)
+    case listTools
+    case listLogs
+    case streamEvents
+    case getConfig
+    case replaceConfig
+}
+
+/// What a method and path under `/api/v1/` come to: an operation, a path that exists without that method
+/// (405, with the methods it has), or no such path (404).
+enum AdminRouting: Hashable, Sendable {
+    case operation(AdminOperation)
+    case methodNotAllowed(allowed: [String])
+    case notFound
+
+    /// Resolves `method` on `path` (the full path, `/api/v1/servers/time`). The server id segment is taken as
+    /// it is; whether it names a server is the handler's question.
+    init(method: String, path: String) {
+        guard path.hasPrefix(AdminAPI.prefix) else {
+            self = .notFound
+            return
+        }
+        let segments = path.dropFirst(AdminAPI.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        let methods = Self.operations(at: segments.map(String.init))
+        if methods.isEmpty {
+            self = .notFound
+        } else if let operation = methods.first(where: { $0.method == method })?.operation {
+            self = .operation(operation)
+        } else {
+            self = .methodNotAllowed(allowed: methods.map(\.method))
+        }
+    }
+
+    /// The table: every path of the API with the operation each of its methods runs.
+    private static func operations(at segments: [String]) -> [(method: String, operation: AdminOperation)] {
+        switch segments.count {
+        case 1:
+            switch segments[0] {
+            case "servers": return [("GET", .listServers), ("POST", .createServer)]
+            case "tools": return [("GET", .listTools)]
+            case "logs": return [("GET", .listLogs)]
+            case "events": return [("GET", .streamEvents)]
+            case "config": return [("GET", .getConfig), ("PUT", .replaceConfig)]
+            default: return []
+            }
+        case 2 where segments[0] == "servers" && !segments[1].isEmpty:
+            let id = segments[1]
+            return [
+                ("GET", .getServer(id)), ("PUT", .replaceServer(id)), ("PATCH", .patchServer(id)),
+                ("DELETE", .deleteServer(id)),
+            ]
+        case 3 where segments[0] == "servers" && !segments[1].isEmpty:
+            let id = segments[1]
+            switch segments[2] {
+            case "connect": return [("POST", .connectServer(id))]
+            case "disconnect": return [("POST", .disconnectServer(id))]
+            case "restart": return [("POST", .restartServer(id))]
+            case "auth": return [("POST", .startServerAuth(id))]
+            case "tokens": return [("DELETE", .deleteServerTokens(id))]
+            case "tools": return [("GET", .listServerTools(id))]
+            case "prompts": return [("GET", .listServerPrompts(id))]
+            case "resources": return [("GET", .listServerResources(id))]
+            default: return []
+            }
+        case 4
+        where segments[0] == "servers" && !segments[1].isEmpty && segments[2] == "auth"
+            && segments[3] == "callback":
+            return [("POST", .completeServerAuth(segments[1]))]
+        default:
+            return []
+        }
+    }
+}
+
+extension AdminOperation {
+    /// The server the path names, for the operations under `/servers/{id}`.
+    var serverID: String? {
+        switch self {
+        case .getServer(let id), .replaceServer(let id), .patchServer(let id), .deleteServer(let id),
+            .connectServer(let id), .disconnectServer(let id), .restartServer(let id), .startServerAuth(let id),
+            .completeServerAuth(let id), .deleteServerTokens(let id), .listServerTools(let id),
+            .listServerPrompts(let id), .listServerResources(let id):
+            id
+        case .listServers, .createServer, .listTools, .listLogs, .streamEvents, .getConfig, .replaceConfig:
+            nil
+        }
+    }
+}

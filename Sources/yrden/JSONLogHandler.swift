@@ -1,0 +1,54 @@
+import Logging
+import YrdenProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One JSON object per line on stderr, for containers whose log collectors parse lines:
+/// `{"time", "level", "label", "message", ...metadata}`.
+struct JSONLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var line: JSONObject = [
+            "time": .string(Self.timestamp()),
+            "level": .string(event.level.rawValue),
+            "label": .string(label),
+            "message": .string("\(event.message)"),
+        ]
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
+        if let extra = event.metadata { merged.merge(extra) { $1 } }
+        for (key, value) in merged.sorted(by: { $0.key < $1.key }) where line[key] == nil {
+            line[key] = .string("\(value)")
+        }
+        var bytes = JSONValue.object(line).serialized()
+        bytes.append(0x0A)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// RFC 3339 UTC with milliseconds, from the wall clock.
+    static func timestamp() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        var seconds = spec.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let millis = Int32(spec.tv_nsec / 1_000_000)
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
+            + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
+    }
+}

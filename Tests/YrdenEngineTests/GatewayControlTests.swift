@@ -1,0 +1,84 @@
+import Logging
+import Testing
+import YrdenConfig
+
+@testable import YrdenEngine
+
+/// Adding, replacing and removing servers at runtime, on disabled servers (no process is started), and the
+/// events an operator watching the gateway sees for each change.
+@Suite struct GatewayControlTests {
+    private func spec(_ id: String, command: String = "true", disabled: Bool = true) -> ServerSpec {
+        ServerSpec(id: id, transport: .stdio(command: command, args: [], env: [:], cwd: nil), disabled: disabled)
+    }
+
+    private func gateway(_ specs: ServerSpec...) -> Gateway {
+        Gateway(config: GatewayConfig(servers: specs), logger: Logger(label: "test"))
+    }
+
+    /// Collects what `events` delivers until `count` events arrived.
+    private func take(_ count: Int, from stream: AsyncStream<GatewayEvent>) async -> [GatewayEvent] {
+        var events: [GatewayEvent] = []
+        for await event in stream {
+            events.append(event)
+            if events.count == count { break }
+        }
+        return events
+    }
+
+    @Test func addingAServerAppendsItAndAnnouncesIt() async throws {
+        let gateway = gateway(spec("a"))
+        let events = gateway.events.subscribe()
+        try gateway.addServer(spec("b"))
+        #expect(gateway.snapshot.order == ["a", "b"])
+        let seen = await take(1, from: events)
+        guard case .serverAdded(let status) = seen.first else {
+            Issue.record("expected serverAdded, got \(seen)")
+            return
+        }
+        #expect(status.id == "b")
+        #expect(status.state == .disabled)
+    }
+
+    @Test func addingAnExistingIDIsRefused() throws {
+        let gateway = gateway(spec("a"))
+        #expect(throws: ControlError.duplicateServer("a")) { try gateway.addServer(spec("a")) }
+    }
+
+    @Test func removingAServerAnnouncesItAndUnknownIDsAreRefused() async throws {
+        let gateway = gateway(spec("a"), spec("b"))
+        let events = gateway.events.subscribe()
+        try await gateway.removeServer("a")
+        #expect(gateway.snapshot.order == ["b"])
+        #expect(await take(1, from: events) == [.serverRemoved(id: "a")])
+        await #expect(throws: ControlError.unknownServer("a")) { try await gateway.removeServer("a") }
+    }
+
+    @Test func replacingWithTheSameSpecRestartsNothing() async throws {
+        let gateway = gateway(spec("a"))
+        #expect(try await gateway.replaceServer(spec("a")) == false)
+        #expect(try await gateway.replaceServer(spec("a", command: "false")) == true)
+        #expect(gateway.snapshot.links["a"]?.spec.transport == spec("a", command: "false").transport)
+    }
+
+    @Test func connectingADisabledServerIsAConflict() {
+        let gateway = gateway(spec("a"))
+        #expect(throws: ControlError.self) { try gateway.connectServer("a") }
+    }
+
+    @Test func reconcileAddsRemovesRestartsAndKeepsTheNewOrder() async {
+        let gateway = gateway(spec("a"), spec("b"), spec("c"))
+        let changes = await gateway.reconcile(to: [spec("d"), spec("c", command: "false"), spec("a")])
+        #expect(changes.added == ["d"])
+        #expect(changes.removed == ["b"])
+        #expect(changes.restarted == ["c"])
+        #expect(changes.unchanged == ["a"])
+        #expect(gateway.snapshot.order == ["d", "c", "a"])
+    }
+
+    @Test func aServerKeepsItsLogWhenReconfigured() async throws {
+        let gateway = gateway(spec("a"))
+        gateway.logRing("a")?.append("before", event: "stderr")
+        try await gateway.replaceServer(spec("a", command: "false"))
+        #expect(gateway.logRing("a")?.recent().map(\.message) == ["before"])
+    }
+}
