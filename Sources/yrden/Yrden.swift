@@ -6,7 +6,9 @@ struct Yrden: AsyncParsableCommand {
         commandName: "yrden",
         abstract: "An MCP gateway: many MCP servers behind one endpoint.",
         version: "0.1.0",
-        subcommands: [Serve.self, Stdio.self, CheckConfig.self, DemoServerCommand.self],
+        subcommands: [
+            Serve.self, Stdio.self, CheckConfig.self, DemoServerCommand.self, Servers.self, Login.self, Logs.self,
+        ],
         defaultSubcommand: Serve.self
     )
 

@@ -1,0 +1,44 @@
+import ArgumentParser
+import YrdenProtocol
+
+/// `yrden servers add ID …`: a new `mcpServers` entry, saved by the gateway and connected in the background.
+struct ServersAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a server to the running gateway (saved to its config) and start connecting it.",
+        discussion: """
+            Give a stdio server's --command (with --arg and --env) or a remote server's --url (with --type \
+            and --header), or a whole entry as --json-entry, whose keys the other flags override. Here --url \
+            is the new server's address: give the gateway's as --gateway or YRDEN_URL.
+            """
+    )
+
+    @Argument(help: "The new server's id: lowercase letters, digits, '_' and '-'.")
+    var id: String
+
+    @OptionGroup var connection: AddConnectionOptions
+    @OptionGroup var entryOptions: ServerEntryOptions
+    @OptionGroup var waiting: WaitOptions
+
+    func validate() throws {
+        if entryOptions.disabled && waiting.wait {
+            throw ValidationError("a --disabled server never connects: drop --wait")
+        }
+    }
+
+    func run() async throws {
+        let entry = try entryOptions.entry()
+        try await ClientSession.run(try connection.endpoint()) { client in
+            let request: JSONValue = .object(["id": .string(id), "config": entry])
+            let server = try ServerView(try await client.post("/api/v1/servers", json: request).json())
+            print("added \(server.id)")
+            try await waiting.finish(client, server)
+        }
+    }
+}
+
+/// The remote transports `--type` can pin.
+enum RemoteTransport: String, ExpressibleByArgument, CaseIterable {
+    case http
+    case sse
+}
