@@ -46,6 +46,7 @@ DOCUMENTED_REJECTIONS = (
     "header names ignore case",  # header names unique ignoring case
     "is also used by server",  # prefix unique among the servers
     "exposes the admin API",  # a non-loopback listen needs an admin token
+    "must be on loopback",  # gateway.oauthCallback is a loopback listener
     "contains the tool separator",  # the schema encodes the default separator only
     "holds the redaction mark",  # ******** sent back where no value is stored to keep
     '"${',  # a value that breaks a rule only after its ${VAR} is expanded (the message quotes it)

@@ -52,6 +52,7 @@ BEYOND_JSON_SCHEMA = (
     "header names ignore case",  # header names unique ignoring case
     "is also used by server",  # prefix unique among the servers
     "exposes the admin API",  # a non-loopback listen needs an admin token
+    "must be on loopback",  # gateway.oauthCallback is a loopback listener
     "contains the tool separator",  # the schema encodes the default separator only
 )
 
