@@ -43,14 +43,9 @@ struct ConnectionWait: Sendable {
 
     /// The connected server's view; a ``ClientFailure`` when it failed for good or the time ran out.
     func run() async throws -> ServerView {
-        let progress = ProgressLine(label: id)
-        defer { progress.clear() }
-        let result = try await TimeLimit.run(timeout) { try await follow(progress) }
-        guard let result else {
-            let last = progress.lastText.map { "; last: " + $0.trimmingSuffix("…") } ?? ""
-            throw ClientFailure("\(id) did not connect within \(timeout.components.seconds) s\(last)")
+        try await TimeLimit.withProgress(id, limit: timeout, unfinished: "did not connect") { progress in
+            try await follow(progress)
         }
-        return result
     }
 
     private func follow(_ progress: ProgressLine) async throws -> ServerView {

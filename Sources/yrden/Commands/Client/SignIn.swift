@@ -10,14 +10,9 @@ struct SignIn: Sendable {
     let opensBrowser: Bool
 
     func run() async throws -> ServerView {
-        let progress = ProgressLine(label: id)
-        defer { progress.clear() }
-        let result = try await TimeLimit.run(timeout) { try await follow(progress) }
-        guard let result else {
-            let last = progress.lastText.map { "; last: " + $0.trimmingSuffix("…") } ?? ""
-            throw ClientFailure("\(id) was not signed in within \(timeout.components.seconds) s\(last)")
+        try await TimeLimit.withProgress(id, limit: timeout, unfinished: "was not signed in") { progress in
+            try await follow(progress)
         }
-        return result
     }
 
     private func follow(_ progress: ProgressLine) async throws -> ServerView {

@@ -16,3 +16,22 @@ enum TimeLimit {
         }
     }
 }
+
+extension TimeLimit {
+    /// Runs `body` with a progress line for server `id`, for at most `limit`; when the time runs out, fails
+    /// with "`id` `unfinished` within N s" and the last progress shown.
+    static func withProgress<Result: Sendable>(
+        _ id: String,
+        limit: Duration,
+        unfinished: String,
+        _ body: @escaping @Sendable (ProgressLine) async throws -> Result
+    ) async throws -> Result {
+        let progress = ProgressLine(label: id)
+        defer { progress.clear() }
+        guard let result = try await run(limit, { try await body(progress) }) else {
+            let last = progress.lastText.map { "; last: " + $0.trimmingSuffix("…") } ?? ""
+            throw ClientFailure("\(id) \(unfinished) within \(limit.components.seconds) s\(last)")
+        }
+        return result
+    }
+}
