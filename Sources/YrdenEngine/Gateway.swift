@@ -54,12 +54,9 @@ package final class Gateway: Sendable {
     /// sessions. Returns only when every child process has been shut down.
     package func run() async {
         for spec in snapshot.specs where !spec.disabled { startSupervisor(spec) }
-        await withTaskCancellationHandler {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(60))
-                sessions.expireIdle()
-            }
-        } onCancel: {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(60))
+            sessions.expireIdle()
         }
         await supervisors.closeAndStopAll()
         sessions.endAll()
