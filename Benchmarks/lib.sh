@@ -1,11 +1,11 @@
 # Sourced by the benchmark programs (run.sh, http_upstream.sh): paths, the harness build, and the helpers that
 # start a gateway, open a session and drive it with the team's clients. Everything stays on loopback.
 #
-# Uses the team's shared harness (C echo upstream, stdio driver, sequential HTTP client, wrk script) from
-# BENCH_DIR (default ../shared/bench), compiled into .build/bench. Needs: gcc, wrk, curl, jq.
+# Uses the harness in Benchmarks/harness (C echo upstream, stdio driver, sequential HTTP client, wrk script), or
+# BENCH_DIR when set, compiled into .build/bench. Needs: gcc, wrk, curl, jq (installed when missing).
 # Knobs: DUR (wrk seconds, default 10), CALLS (sequential calls, default 2000), YRDEN (the binary measured).
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BENCH_DIR=${BENCH_DIR:-$ROOT/../shared/bench}
+BENCH_DIR=${BENCH_DIR:-$ROOT/Benchmarks/harness}
 OUT=$ROOT/.build/bench
 YRDEN=${YRDEN:-$ROOT/.build/release/yrden}
 DUR=${DUR:-10}; CALLS=${CALLS:-2000}
@@ -14,9 +14,13 @@ DUR=${DUR:-10}; CALLS=${CALLS:-2000}
 prepare() {
   [ -f "$BENCH_DIR/echo_upstream.c" ] || { echo "no benchmark harness at $BENCH_DIR (set BENCH_DIR)" >&2; exit 2; }
   [ -x "$YRDEN" ] || { echo "build first: swift build -c release" >&2; exit 2; }
-  for tool in gcc wrk curl jq; do
-    command -v "$tool" >/dev/null || { echo "installing $tool"; apt-get install -y -qq "$tool" >/dev/null; }
-  done
+  local missing=()
+  for tool in gcc wrk curl jq; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing ${missing[*]}"
+    local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
   mkdir -p "$OUT"
   for prog in echo_upstream stdio_driver mcp_seq; do
     [ "$OUT/$prog" -nt "$BENCH_DIR/$prog.c" ] || gcc -O2 -pthread -o "$OUT/$prog" "$BENCH_DIR/$prog.c"

@@ -2,7 +2,7 @@
 # Prints Yrden's figures beside a direct stdio connection to the same upstream. A program, not a test:
 # run it on purpose (`make bench`) on an otherwise idle machine; everything stays on loopback.
 #
-# Uses the team's shared harness through lib.sh (see there for the tools it needs and the DUR/CALLS knobs);
+# Uses the harness in Benchmarks/harness through lib.sh (see there for the tools it needs and the DUR/CALLS knobs);
 # LIST_CALLS (default 300) sets the tools/list calls. Ends with the HTTP-upstream rows (http_upstream.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
