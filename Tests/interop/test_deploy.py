@@ -504,6 +504,49 @@ def test_build_context_filter_lets_through_what_the_dockerfile_copies():
         )
 
 
+def copy_instructions() -> list[tuple[list[str], list[str]]]:
+    """Every COPY of the Dockerfile as (flags, sources), continuation lines joined and comments dropped."""
+    lines = [line for line in DOCKERFILE.read_text().splitlines() if not line.lstrip().startswith("#")]
+    copies = []
+    for line in "\n".join(lines).replace("\\\n", " ").splitlines():
+        words = line.split()
+        if words[:1] == ["COPY"]:
+            flags = [w for w in words[1:] if w.startswith("--")]
+            copies.append((flags, [w for w in words[1:-1] if not w.startswith("--")]))
+    return copies
+
+
+def test_every_copy_source_is_in_a_clone_or_an_earlier_stage():
+    """A user builds the image from a fresh clone: what git does not track (Package.resolved, .build) is not there."""
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=harness.REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    stages = [
+        line.split()[-1].lower()
+        for line in DOCKERFILE.read_text().splitlines()
+        if line.upper().startswith("FROM ") and " AS " in line.upper()
+    ]
+    checked = 0
+    for flags, sources in copy_instructions():
+        stage = next((f.split("=", 1)[1].lower() for f in flags if f.startswith("--from=")), None)
+        if stage is not None:
+            assert stage in stages, f"COPY --from={stage}: no earlier stage has that name ({stages})"
+            continue
+        for source in sources:
+            present = source in tracked or any(path.startswith(source.rstrip("/") + "/") for path in tracked)
+            assert present, f"COPY {source}: not in a clone of the repository (git does not track it)"
+            checked += 1
+    assert checked >= 4, "the Dockerfile should copy the manifest, Sources, Tests and the deploy files"
+
+
+def test_readme_and_deploy_readme_build_the_image_the_manifests_run():
+    image = compose()["services"]["yrden"]["image"]
+    build = f"docker build -f deploy/Dockerfile -t {image} ."
+    assert build in (DEPLOY / "README.md").read_text(), "deploy/README.md should build the image compose runs"
+    assert build in DOCKERFILE.read_text(), "the Dockerfile's header should build the image compose runs"
+    assert "deploy/" in (harness.REPO_ROOT / "README.md").read_text(), "the README should point at deploy/"
+
+
 # ---------------------------------------------------------------------------
 # The gateway, started as each recipe starts it
 
