@@ -3,7 +3,7 @@
 /// This is the transport failing, never the upstream answering with a JSON-RPC error: that answer is data and
 /// travels as a value. The `kind` is a bounded set, safe as a metric label and shown by the admin API.
 package struct UpstreamError: Error, Sendable, Hashable, CustomStringConvertible {
-    package enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         case network
         case http
         case `protocol`

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import anyio
 import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -61,3 +62,28 @@ async def test_a_transport_failure_is_counted_by_kind(gateway, yrden):
     async with httpx2.AsyncClient(timeout=10) as http:
         text = (await http.get(f"{gw.base}/metrics")).text
     assert sample(text, "yrden_upstream_errors_total", server="demo", kind="timeout") == 1
+
+
+async def test_a_removed_server_leaves_no_series(gateway, yrden):
+    gw = gateway({"mcpServers": {"demo": {"command": str(yrden), "args": ["demo-server"]}}})
+    async with httpx2.AsyncClient(timeout=30) as http:
+        added = await http.post(
+            f"{gw.base}/api/v1/servers",
+            json={"id": "extra", "config": {"command": str(yrden), "args": ["demo-server"]}},
+        )
+        assert added.status_code == 201, added.text
+        async with mcp_session(gw.url, mode="legacy") as session:
+            for _ in range(100):  # until the new server's tools are offered
+                if any(t.name == "extra__echo" for t in (await session.client.list_tools()).tools):
+                    break
+                await anyio.sleep(0.05)
+            await session.client.call_tool("extra__echo", {"message": "hi"})
+        text = (await http.get(f"{gw.base}/metrics")).text
+        assert sample(text, "yrden_upstream_requests_total", server="extra", method="tools/call") == 1
+        assert sample(text, "yrden_upstream_state", server="extra", state="connected") == 1
+
+        assert (await http.delete(f"{gw.base}/api/v1/servers/extra")).status_code in (200, 204)
+        text = (await http.get(f"{gw.base}/metrics")).text
+    leftovers = [line for line in text.splitlines() if 'server="extra"' in line]
+    assert leftovers == [], "a removed server's series should be gone, not kept at zero"
+    assert sample(text, "yrden_upstream_state", server="demo", state="connected") == 1

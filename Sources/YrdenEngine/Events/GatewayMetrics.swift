@@ -33,11 +33,30 @@ enum GatewayMetrics {
         }
     }
 
-    /// Keeps `yrden_upstream_state{server, state}` at 1 for the server's current state and 0 for the others.
+    /// Keeps `yrden_upstream_state{server, state}` at 1 for the server's current state and 0 for the others;
+    /// a server that is gone (`nil`) loses every series it had.
     static func recordState(server: String, state current: String?) {
+        guard let current else { return forget(server: server) }
         for name in states {
             Gauge(label: stateLabel, dimensions: [("server", server), ("state", name)]).record(name == current ? 1 : 0)
         }
+    }
+
+    /// Drops every series labelled with `server`, so a removed server does not linger in scrapes as zeros.
+    /// The label sets are all known (fixed methods, kinds and states), so each one can be named and destroyed.
+    static func forget(server: String) {
+        for name in states {
+            Gauge(label: stateLabel, dimensions: [("server", server), ("state", name)]).destroy()
+        }
+        for method in methods.union(["other"]) {
+            let dimensions = [("server", server), ("method", method)]
+            Counter(label: requests, dimensions: dimensions).destroy()
+            Timer(label: durationLabel, dimensions: dimensions).destroy()
+        }
+        for kind in UpstreamError.Kind.allCases {
+            Counter(label: errors, dimensions: [("server", server), ("kind", kind.rawValue)]).destroy()
+        }
+        Counter(label: reconnects, dimensions: [("server", server)]).destroy()
     }
 
     static func recordReconnect(server: String) {
