@@ -14,6 +14,12 @@ struct Yrden: AsyncParsableCommand {
 
     /// Runs the command, with bad usage exiting 2 as the CLI contract says (ArgumentParser's own code is 64).
     static func main() async {
+        if let unknown = unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+            var standardError = StandardError()
+            print("error: '\(unknown)' is not a yrden command", to: &standardError)
+            print("Commands: \(commandNames.joined(separator: ", ")). See 'yrden --help'.", to: &standardError)
+            Self.exit(withError: ExitCode(2))
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -30,5 +36,16 @@ struct Yrden: AsyncParsableCommand {
             }
             Self.exit(withError: error)
         }
+    }
+
+    static var commandNames: [String] {
+        configuration.subcommands.map { $0._commandName }
+    }
+
+    /// The first argument when it is a word that names no command. `serve` is the default command but takes no
+    /// positional arguments, so without this `yrden bogus` would print serve's usage instead of the mistake.
+    static func unknownCommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        return commandNames.contains(first) || first == "help" ? nil : first
     }
 }

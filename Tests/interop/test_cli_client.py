@@ -287,6 +287,46 @@ def test_add_wait_gives_up_after_timeout(yrden, admin_gateway):
     assert proc.returncode == 1, shown(proc)
     assert "did not connect within 2 s" in proc.stderr, shown(proc)
     assert elapsed < 10, f"--timeout 2 took {elapsed:.1f}s"
+    assert "sleeper stays in the gateway's config and keeps retrying" in proc.stderr, shown(proc)
+    assert "yrden servers remove sleeper" in proc.stderr, shown(proc)
+    assert "sleeper" in api_servers(gw), "without --rollback the entry stays"
+    api(gw, "DELETE", "/api/v1/servers/sleeper")
+
+
+def test_add_wait_rollback_removes_a_server_that_does_not_connect(yrden, admin_gateway):
+    gw = admin_gateway
+    args = ["--command", PYTHON, "--arg", "-c", "--arg", "import time; time.sleep(120)"]
+    proc = run_cli(yrden, "servers", "add", "undone", *args, "--wait", "--timeout", "2", "--rollback", base=gw.base)
+    assert proc.returncode == 1, shown(proc)
+    assert "did not connect within 2 s" in proc.stderr, shown(proc)
+    assert "removed undone again (--rollback)" in proc.stderr, shown(proc)
+    assert "undone" not in api_servers(gw), "--rollback should have removed the entry"
+    assert "undone" not in api(gw, "GET", "/api/v1/config").text, "nor may it stay in the saved config"
+
+    proc = run_cli(yrden, "servers", "add", "undone", *args, "--rollback", base=gw.base)
+    assert proc.returncode == 2 and "--rollback" in proc.stderr, shown(proc)
+    assert "undone" not in api_servers(gw), "a usage error must not add anything"
+
+
+def test_add_says_where_variables_are_expanded(yrden, admin_gateway):
+    gw = admin_gateway
+    proc = run_cli(
+        yrden,
+        "servers",
+        "add",
+        "search",
+        "--url",
+        f"http://127.0.0.1:{free_port()}/mcp",
+        "--header",
+        "Authorization: Bearer ${SEARCH_TOKEN_FOR_CLI_TEST}",
+        "--disabled",
+        base=gw.base,
+    )
+    # Whether the gateway takes the entry (as a failed server) or refuses it, the user is told where to set it.
+    assert proc.returncode in (0, 1), shown(proc)
+    assert "${SEARCH_TOKEN_FOR_CLI_TEST} is expanded where the gateway runs" in proc.stderr, shown(proc)
+    assert "until SEARCH_TOKEN_FOR_CLI_TEST is set there" in proc.stderr, shown(proc)
+    api(gw, "DELETE", "/api/v1/servers/search")
 
 
 # ---------------------------------------------------------------------------
@@ -413,13 +453,16 @@ def test_logs_follow_prints_new_entries_once(yrden, admin_gateway):
 
 def test_wrong_or_missing_token(yrden, admin_gateway):
     gw = admin_gateway
-    for token in ("not-the-token", None):
-        proc = run_cli(yrden, "servers", "list", base=gw.base, token=token)
+    proc = run_cli(yrden, "servers", "list", base=gw.base, token=None)
+    assert proc.returncode == 1, shown(proc)
+    assert "the gateway needs an admin token: pass --token or set YRDEN_ADMIN_TOKEN" in proc.stderr, shown(proc)
+    assert proc.stdout == ""
+    for args in (("servers", "list", "--token", "not-the-token"), ("logs", "--token", "not-the-token")):
+        proc = run_cli(yrden, *args, base=gw.base, token=None)
         assert proc.returncode == 1, shown(proc)
-        assert "the gateway needs an admin token: pass --token or set YRDEN_ADMIN_TOKEN" in proc.stderr, shown(proc)
-        assert proc.stdout == ""
-        if token:
-            assert token not in proc.stdout + proc.stderr
+        assert "the gateway refused the admin token" in proc.stderr, shown(proc)
+        assert "needs an admin token" not in proc.stderr, "a wrong token is not a missing one"
+        assert "not-the-token" not in proc.stdout + proc.stderr
 
 
 def test_gateway_not_running(yrden):
@@ -437,6 +480,26 @@ def test_gateway_not_running(yrden):
 def test_bad_gateway_url_is_a_usage_error(yrden):
     proc = run_cli(yrden, "servers", "list", "--url", "127.0.0.1:8750", base=None)
     assert proc.returncode == 2, shown(proc)
+
+
+def test_the_mcp_endpoint_is_not_the_gateway_url(yrden, admin_gateway):
+    gw = admin_gateway
+    for path in ("/mcp", "/mcp/", "/api/v1"):
+        proc = run_cli(yrden, "logs", "--url", gw.base + path, base=None)
+        assert proc.returncode == 2, shown(proc)
+        assert f"use {gw.base} instead" in proc.stderr, shown(proc)
+    proc = run_cli(yrden, "servers", "list", "--url", gw.base + "/elsewhere", base=None)
+    assert proc.returncode == 1, shown(proc)
+    assert f"no Yrden admin API at {gw.base}/elsewhere/api/v1" in proc.stderr, shown(proc)
+    assert "HTTP 404" in proc.stderr and "not its /mcp endpoint" in proc.stderr, shown(proc)
+
+
+def test_an_unknown_command_is_named(yrden):
+    proc = subprocess.run([str(yrden), "bogus"], capture_output=True, text=True, timeout=30, env=clean_env())
+    assert proc.returncode == 2, shown(proc)
+    assert "'bogus' is not a yrden command" in proc.stderr, shown(proc)
+    assert "serve, stdio, check-config" in proc.stderr, shown(proc)
+    assert "USAGE" not in proc.stderr + proc.stdout, "the default command's usage is not the answer to a typo"
 
 
 def test_login_on_a_server_without_oauth(yrden, admin_gateway):

@@ -80,7 +80,9 @@ struct AdminClient: Sendable {
             throw ClientFailure("the gateway's answer broke off (\(error))")
         }
         let status = Int(response.status.code)
-        guard (200..<300).contains(status) else { throw ClientFailure.answer(status: status, body: bytes) }
+        guard (200..<300).contains(status) else {
+            throw ClientFailure.answer(status: status, body: bytes, from: endpoint)
+        }
         return AdminResponse(status: status, body: bytes)
     }
 

@@ -30,10 +30,26 @@ struct ClientFailure: Error, Sendable, CustomStringConvertible {
         ClientFailure("the gateway at \(baseURL) did not answer within \(seconds) s")
     }
 
-    /// An error answer: 401 as the token hint, anything else as its problem document says.
-    static func answer(status: Int, body: [UInt8]) -> ClientFailure {
-        if status == 401 { return unauthorized }
-        return ClientFailure(ProblemReport(status: status, body: body).lines, status: status)
+    static let tokenRefused = ClientFailure(
+        "the gateway refused the admin token: check --token or YRDEN_ADMIN_TOKEN against the gateway's adminToken",
+        status: 401
+    )
+
+    static func notAGateway(_ baseURL: String) -> ClientFailure {
+        ClientFailure(
+            "no Yrden admin API at \(baseURL)/api/v1 (HTTP 404): --url takes the gateway's own address, such as "
+                + "\(GatewayEndpoint.defaultURL), not its /mcp endpoint",
+            status: 404
+        )
+    }
+
+    /// An error answer from `endpoint`: 401 as the token hint (missing or refused), a 404 that is not the admin
+    /// API's own problem document as a wrong address, anything else as its problem document says.
+    static func answer(status: Int, body: [UInt8], from endpoint: GatewayEndpoint) -> ClientFailure {
+        if status == 401 { return endpoint.token == nil ? unauthorized : tokenRefused }
+        let report = ProblemReport(status: status, body: body)
+        if status == 404, !report.isProblemDocument { return notAGateway(endpoint.baseURL) }
+        return ClientFailure(report.lines, status: status)
     }
 
     func report() {

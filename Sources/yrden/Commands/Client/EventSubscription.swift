@@ -50,7 +50,7 @@ extension AdminClient {
         let status = Int(response.status.code)
         guard status == 200 else {
             let bytes = (try? await response.body.collect(upTo: 64 * 1024)).map { Array($0.readableBytesView) }
-            throw ClientFailure.answer(status: status, body: bytes ?? [])
+            throw ClientFailure.answer(status: status, body: bytes ?? [], from: endpoint)
         }
         return EventSubscription(body: response.body.makeAsyncIterator())
     }

@@ -22,6 +22,12 @@ struct GatewayEndpoint: Sendable {
         }
         var base = Substring(chosenURL)
         while base.hasSuffix("/") { base = base.dropLast() }
+        for endpointPath in ["/mcp", "/api/v1"] where base.lowercased().hasSuffix(endpointPath) {
+            let address = base.dropLast(endpointPath.count)
+            throw ValidationError(
+                "the gateway URL is its own address, without \(endpointPath): use \(address) instead of \(chosenURL)"
+            )
+        }
         let chosenToken = token ?? environment("YRDEN_ADMIN_TOKEN")
         return GatewayEndpoint(baseURL: String(base), token: chosenToken?.isEmpty == true ? nil : chosenToken)
     }

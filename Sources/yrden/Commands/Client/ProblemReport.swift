@@ -4,12 +4,16 @@ import YrdenProtocol
 /// `path: message — fix`. A body that is not a problem document is reported by its status and first line.
 struct ProblemReport {
     var lines: [String]
+    /// Whether the body was a JSON object (the admin API's answer) rather than some other server's page.
+    var isProblemDocument: Bool
 
     init(status: Int, body: [UInt8]) {
         guard let problem = try? JSONValue.parse(body), problem.objectValue != nil else {
             lines = [Self.plainLine(status: status, body: body)]
+            isProblemDocument = false
             return
         }
+        isProblemDocument = true
         let detail = problem["detail"]?.stringValue ?? problem["title"]?.stringValue ?? "HTTP \(status)"
         lines = [detail]
         for item in problem["errors"]?.arrayValue ?? [] {

@@ -20,19 +20,67 @@ struct ServersAdd: AsyncParsableCommand {
     @OptionGroup var entryOptions: ServerEntryOptions
     @OptionGroup var waiting: WaitOptions
 
+    @Flag(help: "With --wait: remove the server again when it does not connect in time.")
+    var rollback = false
+
     func validate() throws {
         if entryOptions.disabled && waiting.wait {
             throw ValidationError("a --disabled server never connects: drop --wait")
+        }
+        if rollback && !waiting.wait {
+            throw ValidationError("--rollback undoes an add that --wait saw fail: add --wait")
         }
     }
 
     func run() async throws {
         let entry = try entryOptions.entry()
+        for name in EnvironmentReferences.names(in: entry) {
+            Terminal.note(
+                "${\(name)} is expanded where the gateway runs, from its environment, not this shell's: "
+                    + "the server fails to connect until \(name) is set there"
+            )
+        }
         try await ClientSession.run(try connection.endpoint()) { client in
             let request: JSONValue = .object(["id": .string(id), "config": entry])
             let server = try ServerView(try await client.post("/api/v1/servers", json: request).json())
             print("added \(server.id)")
-            try await waiting.finish(client, server)
+            do {
+                try await waiting.finish(client, server)
+            } catch var failure as ClientFailure {
+                if rollback {
+                    _ = try await client.delete(AdminClient.serverPath(id))
+                    failure.lines.append("removed \(id) again (--rollback)")
+                } else {
+                    failure.lines.append(
+                        "\(id) stays in the gateway's config and keeps retrying: `yrden servers remove \(id)` "
+                            + "removes it (--rollback does that when --wait fails)"
+                    )
+                }
+                throw failure
+            }
+        }
+    }
+}
+
+/// The `${NAME}` references in an entry's strings, which the gateway expands from its own environment.
+enum EnvironmentReferences {
+    static func names(in value: JSONValue) -> [String] {
+        var found: [String] = []
+        collect(value, into: &found)
+        return found
+    }
+
+    private static func collect(_ value: JSONValue, into found: inout [String]) {
+        if let text = value.stringValue {
+            for piece in text.split(separator: "${", omittingEmptySubsequences: false).dropFirst() {
+                guard let end = piece.firstIndex(of: "}") else { continue }
+                let name = String(piece[..<end].prefix { $0 != ":" })
+                if !name.isEmpty, !found.contains(name) { found.append(name) }
+            }
+        } else if let array = value.arrayValue {
+            for item in array { collect(item, into: &found) }
+        } else if let object = value.objectValue {
+            for (_, item) in object { collect(item, into: &found) }
         }
     }
 }

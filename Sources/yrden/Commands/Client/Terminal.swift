@@ -34,6 +34,11 @@ enum Terminal {
         bytes.removeAll()
     }
 
+    /// A hint that does not stop the command, on stderr as `note: …`.
+    static func note(_ text: String) {
+        writeError("note: \(text)\n")
+    }
+
     /// Pushes what `print` buffered to stdout, so a pipe reader sees each line of a following command at once.
     static func flushOutput() {
         fflush(nil)  // every stream: naming `stdout` is not concurrency-safe
