@@ -266,3 +266,66 @@ async def test_client_tokens_guard_the_mcp_endpoint(gateway, yrden):
         tools = await session.client.list_tools()
         assert any(tool.name == "demo__echo" for tool in tools.tools)
     assert CLIENT_TOKEN not in gw.log_text()
+
+
+# --- Media types: 415 for a body that is not JSON, 406 for a client that cannot take the answers -------------
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", None])
+async def test_post_that_is_not_json_is_415(gw, content_type):
+    async with raw_mcp(gw.url) as raw:
+        session = await raw.initialize()
+        headers = session.headers({"Accept": "application/json, text/event-stream"})
+        if content_type:
+            headers["Content-Type"] = content_type
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+        response = await raw.http.post(gw.url, content=body, headers=headers)
+    assert response.status_code == 415, f"Content-Type {content_type}: HTTP {response.status_code}: {response.text[:300]}"
+    assert "application/json" in error_of(response.json())["message"]
+
+
+async def test_post_with_json_and_a_charset_is_served(gw):
+    async with raw_mcp(gw.url) as raw:
+        session = await raw.initialize()
+        response = await session.post(
+            {"jsonrpc": "2.0", "id": "cs", "method": "ping"}, headers={"Content-Type": "application/json; charset=utf-8"}
+        )
+    assert answer_to(response, "cs") == {"jsonrpc": "2.0", "id": "cs", "result": {}}
+
+
+@pytest.mark.parametrize("accept", ["text/html", "application/json", "text/event-stream", "text/*"])
+async def test_post_that_does_not_accept_json_and_sse_is_406(gw, accept):
+    async with raw_mcp(gw.url) as raw:
+        session = await raw.initialize()
+        headers = session.headers({"Content-Type": "application/json", "Accept": accept})
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+        response = await raw.http.post(gw.url, content=body, headers=headers)
+    assert response.status_code == 406, f"Accept {accept}: HTTP {response.status_code}: {response.text[:300]}"
+    assert "text/event-stream" in error_of(response.json())["message"]
+
+
+async def test_initialize_with_text_html_accept_is_406_and_opens_no_session(gw):
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": MODERN_VERSION, "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
+    }
+    async with httpx2.AsyncClient(timeout=10) as http:
+        response = await http.post(gw.url, json=body, headers={"Accept": "text/html"})
+    assert response.status_code == 406, f"HTTP {response.status_code}: {response.text[:300]}"
+    assert "mcp-session-id" not in response.headers
+
+
+async def test_wildcard_accept_is_served(gw):
+    async with raw_mcp(gw.url) as raw:
+        session = await raw.initialize()
+        answer = answer_to(await session.post({"jsonrpc": "2.0", "id": "w", "method": "ping"}, headers={"Accept": "*/*"}), "w")
+    assert answer["result"] == {}
+
+
+async def test_get_stream_that_does_not_accept_sse_is_406(gw):
+    async with raw_mcp(gw.url) as raw:
+        session = await raw.initialize()
+        response = await raw.http.get(gw.url, headers=session.headers({"Accept": "text/html"}))
+    assert response.status_code == 406, f"HTTP {response.status_code}: {response.text[:300]}"

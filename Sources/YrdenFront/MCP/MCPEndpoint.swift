@@ -44,11 +44,30 @@ package struct MCPEndpoint: Sendable {
             return response
         }
         switch request.method {
-        case "POST": return await post(request)
-        case "GET": return openStream(request)
+        case "POST":
+            guard MediaTypeRules.acceptsPostAnswers(request.headers["Accept"]) else {
+                return Self.notAcceptable("Accept must list both application/json and text/event-stream")
+            }
+            guard MediaTypeRules.isJSON(request.headers["Content-Type"]) else {
+                return FrontResponses.rpcError(
+                    415,
+                    .invalidRequest("Unsupported Media Type: Content-Type must be application/json")
+                )
+            }
+            return await post(request)
+        case "GET":
+            guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
+                return Self.notAcceptable("Accept must list text/event-stream")
+            }
+            return openStream(request)
         case "DELETE": return delete(request)
         default: return FrontResponses.methodNotAllowed("GET, POST, DELETE")
         }
+    }
+
+    /// 406: the client cannot take the answers this endpoint gives.
+    static func notAcceptable(_ rule: String) -> HTTPResponse {
+        FrontResponses.rpcError(406, .invalidRequest("Not Acceptable: \(rule)"))
     }
 
     /// The session a non-initialize request names, or the HTTP error to answer instead.
