@@ -13,10 +13,12 @@ import YrdenProtocol
 /// - `publicURL` (absolute http/https URL)
 /// - `oauthCallback` (`HOST:PORT` on loopback): a listener of its own for OAuth redirects, for a main
 ///   listener that browsers cannot reach as `127.0.0.1`
+/// - `maxSessions` (integer, 1 to 1,000,000; default 10,000): MCP sessions open at once
+/// - `sessionIdleTimeout` (whole seconds, 1 to 604,800; default 900): when an unused session ends
 extension ConfigDecoder {
     static let gatewayKeys = [
         "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "maxBodyBytes", "dataDir",
-        "publicURL", "oauthCallback",
+        "publicURL", "oauthCallback", "maxSessions", "sessionIdleTimeout",
     ]
 
     func decodeGateway(_ reader: JSONReader) -> GatewaySettings {
@@ -59,6 +61,15 @@ extension ConfigDecoder {
         }
         if let bytes = object["maxBodyBytes"]?.integer(in: 1...Int.max, fix: "use a number of bytes greater than 0") {
             settings.maxBodyBytes = bytes
+        }
+        if let count = object["maxSessions"]?.integer(in: 1...1_000_000) {
+            settings.maxSessions = count
+        }
+        if let seconds = object["sessionIdleTimeout"]?.integer(
+            in: 1...604_800,
+            fix: "use a whole number of seconds from 1 to 604800 (one week)"
+        ) {
+            settings.sessionIdleTimeout = .seconds(seconds)
         }
         if let directory = object["dataDir"]?.nonEmptyString("dataDir") {
             settings.dataDir = directory

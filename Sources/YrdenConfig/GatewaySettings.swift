@@ -22,11 +22,17 @@ package struct GatewaySettings: Sendable, Hashable {
     package var publicURL: String?
     /// A loopback listener of its own for OAuth redirects; `nil` serves `/oauth/callback` on the main listener.
     package var oauthCallback: ListenAddress?
+    /// Most MCP sessions open at once; past it a new `initialize` is refused, so clients cannot grow memory.
+    package var maxSessions: Int
+    /// A session unused for this long ends, so that clients that vanish without DELETE do not keep memory.
+    package var sessionIdleTimeout: Duration
 
     package static let defaultListenHost = "127.0.0.1"
     package static let defaultListenPort = 8750
     package static let defaultToolSeparator = "__"
     package static let defaultMaxBodyBytes = 16 * 1024 * 1024
+    package static let defaultMaxSessions = 10_000
+    package static let defaultSessionIdleTimeout: Duration = .seconds(900)
 
     package init(
         listenHost: String = defaultListenHost,
@@ -38,7 +44,9 @@ package struct GatewaySettings: Sendable, Hashable {
         maxBodyBytes: Int = defaultMaxBodyBytes,
         dataDir: String? = nil,
         publicURL: String? = nil,
-        oauthCallback: ListenAddress? = nil
+        oauthCallback: ListenAddress? = nil,
+        maxSessions: Int = defaultMaxSessions,
+        sessionIdleTimeout: Duration = defaultSessionIdleTimeout
     ) {
         self.listenHost = listenHost
         self.listenPort = listenPort
@@ -50,6 +58,8 @@ package struct GatewaySettings: Sendable, Hashable {
         self.dataDir = dataDir
         self.publicURL = publicURL
         self.oauthCallback = oauthCallback
+        self.maxSessions = maxSessions
+        self.sessionIdleTimeout = sessionIdleTimeout
     }
 
     /// Whether only this machine can reach the listener (`localhost`, `127.0.0.0/8`, `::1`).

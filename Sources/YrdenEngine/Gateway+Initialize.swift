@@ -4,11 +4,13 @@ import YrdenTransport
 
 extension Gateway {
     /// Answers `initialize`: a new session at the negotiated revision, with capabilities and instructions
-    /// merged from the upstreams.
-    package func initialize(_ request: JSONRPCRequest) -> (DownstreamSession, JSONRPCResponse) {
+    /// merged from the upstreams. Refused past `gateway.maxSessions`.
+    package func initialize(
+        _ request: JSONRPCRequest
+    ) throws(SessionLimitReached) -> (DownstreamSession, JSONRPCResponse) {
         let requested = request.params?["protocolVersion"]?.stringValue
         let version = ProtocolVersion.negotiate(requested: requested)
-        let session = sessions.create(protocolVersion: version, clientInfo: request.params?["clientInfo"] ?? [:])
+        let session = try sessions.create(protocolVersion: version, clientInfo: request.params?["clientInfo"])
         let snapshot = self.snapshot
         let result: JSONValue = [
             "protocolVersion": .string(version),

@@ -13,7 +13,7 @@ import YrdenTransport
 package final class Gateway: Sendable {
     package let settings: GatewaySettings
     package let connector: UpstreamConnector
-    package let sessions = SessionStore()
+    package let sessions: SessionStore
     /// State changes, catalog changes and servers coming and going, for the admin API's live view.
     package let events = EventBus()
     /// The gateway's own entries (servers added, removed, reconfigured); each server has its own ring.
@@ -38,6 +38,7 @@ package final class Gateway: Sendable {
 
     package init(config: GatewayConfig, logger: Logger, connector: UpstreamConnector = UpstreamConnector()) {
         self.settings = config.gateway
+        self.sessions = SessionStore(limit: config.gateway.maxSessions, idleTimeout: config.gateway.sessionIdleTimeout)
         self.connector = connector
         self.logger = logger
         var links: [String: ServerLink] = [:]
@@ -53,10 +54,13 @@ package final class Gateway: Sendable {
     /// Keeps every enabled upstream connected until the task is cancelled, then stops them all and ends the
     /// sessions. Returns only when every child process has been shut down.
     package func run() async {
+        FreedMemory.returnLargeBlocksPromptly()
         for spec in snapshot.specs where !spec.disabled { startSupervisor(spec) }
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(60))
-            sessions.expireIdle()
+            // Wakes when the next session can expire, not on a fixed poll, so idle memory goes at its deadline.
+            let (ended, next) = sessions.expireIdle()
+            if ended > 0 { FreedMemory.release() }
+            try? await Task.sleep(until: next, tolerance: .milliseconds(500), clock: .continuous)
         }
         await supervisors.closeAndStopAll()
         sessions.endAll()

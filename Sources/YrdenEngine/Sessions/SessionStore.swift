@@ -1,26 +1,45 @@
 import Synchronization
+import YrdenConfig
 import YrdenProtocol
 
-/// Every live downstream session, by id.
+/// Every live downstream session, by id, with a bound on how many and for how long.
 ///
 /// Session ids are 128 random bits from the system's CSPRNG in hex: unguessable, and only visible ASCII as
-/// the transport requires. Idle sessions expire so that clients that vanish without DELETE cannot grow memory.
+/// the transport requires. At most `limit` sessions exist at once, and a session unused for `idleTimeout`
+/// ends, so clients that vanish without DELETE cannot grow memory.
 package final class SessionStore: Sendable {
     private let sessions = Mutex<[String: DownstreamSession]>([:])
-    package static let idleTimeout: Duration = .seconds(3600)
+    package let limit: Int
+    package let idleTimeout: Duration
 
-    package init() {}
+    package init(
+        limit: Int = GatewaySettings.defaultMaxSessions,
+        idleTimeout: Duration = GatewaySettings.defaultSessionIdleTimeout
+    ) {
+        self.limit = limit
+        self.idleTimeout = idleTimeout
+    }
 
     package var count: Int { sessions.withLock { $0.count } }
 
-    func create(protocolVersion: String, clientInfo: JSONValue) -> DownstreamSession {
+    /// A new session; refused when `limit` sessions are open. Keeps only the identifying part of `clientInfo`.
+    func create(protocolVersion: String, clientInfo: JSONValue?) throws(SessionLimitReached) -> DownstreamSession {
         var generator = SystemRandomNumberGenerator()
         let id = (0..<4).map { _ in
             let hex = String(generator.next() as UInt32, radix: 16)
             return String(repeating: "0", count: 8 - hex.count) + hex
         }.joined()
-        let session = DownstreamSession(id: id, protocolVersion: protocolVersion, clientInfo: clientInfo)
-        sessions.withLock { $0[id] = session }
+        let session = DownstreamSession(
+            id: id,
+            protocolVersion: protocolVersion,
+            clientInfo: ClientIdentity.kept(from: clientInfo)
+        )
+        let admitted = sessions.withLock { sessions in
+            guard sessions.count < limit else { return false }
+            sessions[id] = session
+            return true
+        }
+        guard admitted else { throw SessionLimitReached(limit: limit) }
         return session
     }
 
@@ -47,12 +66,26 @@ package final class SessionStore: Sendable {
         sessions.withLock { Array($0.values) }
     }
 
-    func expireIdle(now: ContinuousClock.Instant = .now) {
-        let idle = sessions.withLock { sessions in
-            let expired = sessions.filter { now - $0.value.lastSeen > Self.idleTimeout }
-            for id in expired.keys { sessions.removeValue(forKey: id) }
-            return Array(expired.values)
+    /// Ends every session unused for `idleTimeout`, and returns the instant the next one can expire: the
+    /// earliest deadline of those left, or a whole timeout from now when none is open (a session opened later
+    /// expires later still). Sleeping until then is exact, with no polling.
+    @discardableResult
+    func expireIdle(now: ContinuousClock.Instant = .now) -> (ended: Int, next: ContinuousClock.Instant) {
+        let (idle, next) = sessions.withLock { sessions in
+            var idle: [DownstreamSession] = []
+            var next = now + idleTimeout
+            for session in sessions.values {
+                let deadline = session.lastSeen + idleTimeout
+                if deadline <= now {
+                    idle.append(session)
+                } else {
+                    next = min(next, deadline)
+                }
+            }
+            for session in idle { sessions.removeValue(forKey: session.id) }
+            return (idle, next)
         }
         idle.forEach { $0.end() }
+        return (idle.count, next)
     }
 }

@@ -5,6 +5,9 @@ import YrdenProtocol
 
 extension MCPEndpoint {
     func post(_ request: HTTPRequest) async -> HTTPResponse {
+        // A large body leaves large freed buffers behind (its bytes, the parsed tree, a batch's answers):
+        // once it is answered, hand them back.
+        defer { if request.body.count >= Self.largeBodyBytes { FreedMemory.release() } }
         let body: JSONRPCBody
         do {
             body = try JSONRPCBody.decode(request.body)
@@ -39,7 +42,14 @@ extension MCPEndpoint {
     }
 
     private func initialize(_ call: JSONRPCRequest) -> HTTPResponse {
-        let (session, response) = gateway.initialize(call)
+        let session: DownstreamSession
+        let response: JSONRPCResponse
+        do throws(SessionLimitReached) {
+            (session, response) = try gateway.initialize(call)
+        } catch {
+            logger.warning("initialize refused: \(error.rpcError.message)")
+            return FrontResponses.rpcError(503, error.rpcError, id: call.id)
+        }
         logger.info(
             "session started",
             metadata: ["yrden.session": "\(session.id)", "protocolVersion": "\(session.protocolVersion)"]
@@ -71,6 +81,12 @@ extension MCPEndpoint {
         )
     }
 
+    /// From this size on, the memory a POST freed is handed back to the system after it is answered.
+    static let largeBodyBytes = 1024 * 1024
+
+    /// Members of one batch served at once; the rest wait for a slot (see ``BoundedFanOut``).
+    static let batchMembersInFlight = 16
+
     /// A 2025-03-26 batch: every request answered in one JSON array, in order.
     private func batch(
         _ members: [(Result<JSONRPCMessage, JSONRPCError>, rawID: JSONRPCID?)],
@@ -85,31 +101,24 @@ extension MCPEndpoint {
             )
         }
         let gateway = self.gateway
-        let responses = await withTaskGroup(of: (Int, JSONRPCResponse?).self) { group in
-            for (index, member) in members.enumerated() {
-                group.addTask {
-                    switch member.0 {
-                    case .failure(let error): return (index, JSONRPCResponse(id: member.rawID, error: error))
-                    case .success(.request(let call)) where call.method == MCPMethod.initialize:
-                        return (
-                            index, JSONRPCResponse(id: call.id, error: .invalidRequest("initialize cannot be batched"))
-                        )
-                    case .success(.request(let call)):
-                        return (index, await gateway.handle(call, session: session, related: nil))
-                    case .success(.notification(let notification)):
-                        gateway.handle(notification, session: session)
-                        return (index, nil)
-                    case .success(.response):
-                        return (index, nil)
-                    }
-                }
+        let answers = await BoundedFanOut.map(count: members.count, width: Self.batchMembersInFlight) {
+            index -> JSONRPCResponse? in
+            let member = members[index]
+            switch member.0 {
+            case .failure(let error):
+                return JSONRPCResponse(id: member.rawID, error: error)
+            case .success(.request(let call)) where call.method == MCPMethod.initialize:
+                return JSONRPCResponse(id: call.id, error: .invalidRequest("initialize cannot be batched"))
+            case .success(.request(let call)):
+                return await gateway.handle(call, session: session, related: nil)
+            case .success(.notification(let notification)):
+                gateway.handle(notification, session: session)
+                return nil
+            case .success(.response):
+                return nil
             }
-            var collected: [(Int, JSONRPCResponse)] = []
-            for await (index, response) in group {
-                if let response { collected.append((index, response)) }
-            }
-            return collected.sorted { $0.0 < $1.0 }.map(\.1)
         }
+        let responses = answers.compactMap { $0 }
         guard !responses.isEmpty else { return FrontResponses.accepted }
         return FrontResponses.json(200, .array(responses.map { JSONRPCMessage.response($0).json }))
     }

@@ -66,7 +66,14 @@ struct StdioConnection: Sendable {
                         )
                         continue
                     }
-                    let (opened, response) = gateway.initialize(request)
+                    let opened: DownstreamSession
+                    let response: JSONRPCResponse
+                    do throws(SessionLimitReached) {
+                        (opened, response) = try gateway.initialize(request)
+                    } catch {
+                        output(.response(JSONRPCResponse(id: request.id, error: error.rpcError)))
+                        continue
+                    }
                     session = opened
                     output(.response(response))
                     let notifications = opened.openNotificationStream()

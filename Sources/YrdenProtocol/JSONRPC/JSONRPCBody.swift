@@ -6,8 +6,22 @@ package enum JSONRPCBody: Sendable {
     case single(Result<JSONRPCMessage, JSONRPCError>, rawID: JSONRPCID?)
     case batch([(Result<JSONRPCMessage, JSONRPCError>, rawID: JSONRPCID?)])
 
-    /// Throws -32700 when the bytes are not JSON; an empty batch is -32600 as JSON-RPC says.
-    package static func decode(_ bytes: some Collection<UInt8>) throws(JSONRPCError) -> JSONRPCBody {
+    /// The most messages one batch may hold. Real clients batch a handful; the bound keeps one request's
+    /// fan-out (and the answers it collects) proportionate, whatever the body limit allows.
+    package static let maxBatchMembers = 1000
+
+    /// Throws -32700 when the bytes are not JSON; an empty batch, or one of more than `maxBatchMembers`
+    /// messages, is -32600.
+    package static func decode(
+        _ bytes: some Collection<UInt8>,
+        maxBatchMembers: Int = maxBatchMembers
+    ) throws(JSONRPCError) -> JSONRPCBody {
+        if let count = BatchPrescan.memberCount(bytes, countingUpTo: maxBatchMembers), count > maxBatchMembers {
+            throw .invalidRequest(
+                "a batch may hold at most \(maxBatchMembers) messages, this one holds more; "
+                    + "send them in smaller batches"
+            )
+        }
         let value: JSONValue
         do {
             value = try JSONValue.parse(bytes)

@@ -1,0 +1,195 @@
+"""Memory and time stay bounded whatever a client sends: huge batches, huge clientInfo, endless sessions.
+
+Figures (RSS of the gateway from /proc, /healthz latency while the hostile request runs) are printed; the
+bounds asserted are generous, for a loaded 2-core machine, and far below what the unbounded gateway reached
+(1.35 GB for a 130,000-call batch, /healthz stalled 10 s; 137 MiB kept for ten 10 MiB clientInfo).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import httpx2
+
+from harness import LEGACY_VERSION, Gateway, answer_to, await_until, raw_mcp
+
+BATCH_VERSION = "2025-03-26"
+MAX_BATCH = 1000
+MIB = 1024 * 1024
+
+
+def demo_only(yrden: Path, **gateway_keys) -> dict:
+    return {"gateway": gateway_keys, "mcpServers": {"demo": {"command": str(yrden), "args": ["demo-server"]}}}
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+def echo_batch(count: int, text: str = "x") -> bytes:
+    members = [
+        {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "demo__echo", "arguments": {"message": text}}}
+        for i in range(count)
+    ]
+    return json.dumps(members, separators=(",", ":")).encode()
+
+
+class HealthProbe:
+    """Asks /healthz over and over while a hostile request runs; records the slowest answer and the peak RSS."""
+
+    def __init__(self, gw: Gateway):
+        self.gw = gw
+        self.slowest = 0.0
+        self.answers = 0
+        self.peak_rss = rss_mib(gw.pid)
+        self._stop = asyncio.Event()
+
+    async def run(self) -> None:
+        async with httpx2.AsyncClient(timeout=60) as http:
+            while not self._stop.is_set():
+                started = time.monotonic()
+                response = await http.get(f"{self.gw.base}/healthz")
+                assert response.status_code == 200
+                self.slowest = max(self.slowest, time.monotonic() - started)
+                self.answers += 1
+                self.peak_rss = max(self.peak_rss, rss_mib(self.gw.pid))
+                await asyncio.sleep(0.02)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+async def settled_rss(gw: Gateway, at_most: float) -> float:
+    """The gateway's RSS once it is at most ``at_most`` MiB (freed memory is handed back shortly after work)."""
+    try:
+        return await await_until(lambda: (r := rss_mib(gw.pid)) <= at_most and r, timeout=15, interval=0.2)
+    except TimeoutError:
+        raise AssertionError(f"RSS stayed at {rss_mib(gw.pid):.0f} MiB, above {at_most:.0f} MiB, for 15 s") from None
+
+
+async def test_a_130000_call_batch_is_refused_at_once_without_growing_memory(gateway, yrden):
+    gw = gateway(demo_only(yrden))
+    body = echo_batch(130_000)
+    assert len(body) < 16 * MIB
+    async with raw_mcp(gw.url, timeout=120) as raw:
+        session = await raw.initialize(protocol_version=BATCH_VERSION)
+        baseline = rss_mib(gw.pid)
+        probe = HealthProbe(gw)
+        probing = asyncio.create_task(probe.run())
+        started = time.monotonic()
+        response = await session.post(body)
+        elapsed = time.monotonic() - started
+        await asyncio.sleep(0.1)  # let the probe sample once more after the answer
+        probe.stop()
+        await probing
+        after = await settled_rss(gw, baseline + 40)
+    print(
+        f"\n130k batch ({len(body) / MIB:.1f} MiB): HTTP {response.status_code} in {elapsed:.2f} s; RSS MiB "
+        f"{baseline:.0f} -> peak {probe.peak_rss:.0f} -> {after:.0f}; slowest /healthz {probe.slowest * 1000:.0f} ms "
+        f"of {probe.answers}"
+    )
+    assert response.status_code == 400, f"HTTP {response.status_code}: {response.text[:300]}"
+    error = response.json()["error"]
+    assert error["code"] == -32600 and f"at most {MAX_BATCH}" in error["message"], error
+    assert probe.peak_rss < baseline + 300, f"peak RSS {probe.peak_rss:.0f} MiB from {baseline:.0f} MiB"
+    assert probe.slowest < 2.0, f"/healthz took {probe.slowest:.1f} s during the batch"
+    # The session is still usable afterwards.
+    async with raw_mcp(gw.url) as raw:
+        assert (await raw.initialize()).session_id
+
+
+async def test_a_batch_at_the_limit_is_answered_whole_and_in_order(gateway, yrden):
+    gw = gateway(demo_only(yrden))
+    async with raw_mcp(gw.url, timeout=120) as raw:
+        session = await raw.initialize(protocol_version=BATCH_VERSION)
+        baseline = rss_mib(gw.pid)
+        probe = HealthProbe(gw)
+        probing = asyncio.create_task(probe.run())
+        started = time.monotonic()
+        response = await session.post(echo_batch(MAX_BATCH, text="y" * 200))
+        elapsed = time.monotonic() - started
+        probe.stop()
+        await probing
+        after = await settled_rss(gw, baseline + 40)
+    print(
+        f"\n{MAX_BATCH}-call batch: {elapsed:.2f} s; RSS MiB {baseline:.0f} -> peak {probe.peak_rss:.0f} -> "
+        f"{after:.0f}; slowest /healthz {probe.slowest * 1000:.0f} ms of {probe.answers}"
+    )
+    assert response.status_code == 200, f"HTTP {response.status_code}: {response.text[:300]}"
+    answers = response.json()
+    assert [a["id"] for a in answers] == list(range(MAX_BATCH))
+    assert all("y" * 200 in json.dumps(a["result"]) for a in answers), answers[0]
+    assert probe.slowest < 2.0, f"/healthz took {probe.slowest:.1f} s during the batch"
+
+
+async def test_ten_10_mib_client_infos_are_not_kept(gateway, yrden):
+    gw = gateway(demo_only(yrden))
+    blob = "z" * (10 * MIB)
+    async with raw_mcp(gw.url, timeout=120) as raw:
+        baseline = rss_mib(gw.pid)
+        session_ids = []
+        for _ in range(10):
+            response = await raw.post(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": LEGACY_VERSION,
+                        "capabilities": {},
+                        "clientInfo": {"name": "huge", "version": "1.0", "description": blob},
+                    },
+                }
+            )
+            assert response.status_code == 200, f"HTTP {response.status_code}: {response.text[:300]}"
+            session_ids.append(response.headers["mcp-session-id"])
+        after = await settled_rss(gw, baseline + 30)
+        print(f"\n10 x 10 MiB clientInfo: RSS MiB {baseline:.0f} -> {after:.0f} with the 10 sessions open")
+        # Every session still works: only what they keep was cut.
+        headers = {"Mcp-Session-Id": session_ids[-1], "MCP-Protocol-Version": LEGACY_VERSION}
+        ping = await raw.post({"jsonrpc": "2.0", "id": "p", "method": "ping"}, headers=headers)
+        assert answer_to(ping, "p")["result"] == {}
+
+
+async def test_sessions_past_max_sessions_get_503_naming_the_limit(gateway, yrden):
+    gw = gateway(demo_only(yrden, maxSessions=3))
+    async with raw_mcp(gw.url) as raw:
+        sessions = [await raw.initialize() for _ in range(3)]
+        refused = await raw.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
+            }
+        )
+        assert refused.status_code == 503, f"HTTP {refused.status_code}: {refused.text[:300]}"
+        assert "mcp-session-id" not in refused.headers
+        error = answer_to(refused, 0)["error"]
+        assert "gateway.maxSessions" in error["message"] and "3" in error["message"], error
+        # Ending one makes room for the next.
+        assert (await sessions[0].delete()).status_code == 204
+        assert (await raw.initialize()).session_id
+
+
+async def test_an_idle_session_ends_at_its_timeout(gateway, yrden):
+    gw = gateway(demo_only(yrden, sessionIdleTimeout=1))
+    async with raw_mcp(gw.url) as raw:
+        session = await raw.initialize()
+        started = time.monotonic()
+
+        async def ended() -> bool:
+            response = await raw.http.get(f"{gw.base}/healthz")
+            return response.json()["sessions"] == 0
+
+        await await_until(ended, timeout=10, interval=0.1, what="the idle session to end")
+        waited = time.monotonic() - started
+        print(f"\nidle session (timeout 1 s) ended after {waited:.1f} s")
+        gone = await session.post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert gone.status_code == 404, f"HTTP {gone.status_code}: {gone.text[:300]}"
