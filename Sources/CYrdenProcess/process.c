@@ -1,13 +1,135 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "CYrdenProcess.h"
 
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
 int yrden_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
-int yrden_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path) {
-    return posix_spawn_file_actions_addchdir_np(actions, path);
+/// Between fork and exec only async-signal-safe calls: the parent has other threads.
+static void become_standard_stream(int fd, int target) {
+    if (fd == target) {
+        fcntl(fd, F_SETFD, 0);
+    } else {
+        dup2(fd, target);
+    }
 }
 
-short yrden_spawn_setsid_flag(void) { return POSIX_SPAWN_SETSID; }
+static void _Noreturn fail_in_child(int report_fd) {
+    int error = errno;
+    while (write(report_fd, &error, sizeof error) < 0 && errno == EINTR) {
+    }
+    _exit(127);
+}
+
+int yrden_spawn(const char *file, char *const argv[], char *const envp[], const char *cwd, int in_fd, int out_fd,
+                int err_fd, int death_signal, pid_t *pid) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return errno;
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child == 0) {
+        close(report[0]);
+        struct sigaction standard = {.sa_handler = SIG_DFL};
+        for (int number = 1; number < NSIG; number++) sigaction(number, &standard, NULL);
+        if (setsid() < 0) fail_in_child(report[1]);
+        if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) fail_in_child(report[1]);
+        if (getppid() != parent) _exit(127);  // the gateway died before the line above took effect
+        // Ordered so that no source is overwritten before it is copied.
+        int fds[3] = {in_fd, out_fd, err_fd};
+        for (int target = 0; target < 3; target++) {
+            for (int later = target + 1; later < 3; later++) {
+                if (fds[later] == target) {
+                    fds[later] = fcntl(fds[later], F_DUPFD_CLOEXEC, 3);
+                    if (fds[later] < 0) fail_in_child(report[1]);
+                }
+            }
+            become_standard_stream(fds[target], target);
+        }
+        if (cwd != NULL && chdir(cwd) != 0) fail_in_child(report[1]);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execvpe(file, argv, envp);
+        fail_in_child(report[1]);
+    }
+    int fork_error = errno;
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    close(report[1]);
+    if (child < 0) {
+        close(report[0]);
+        return fork_error;
+    }
+    int child_error = 0;
+    ssize_t got;
+    while ((got = read(report[0], &child_error, sizeof child_error)) < 0 && errno == EINTR) {
+    }
+    close(report[0]);
+    if (got == (ssize_t)sizeof child_error) {
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {
+        }
+        return child_error;
+    }
+    *pid = child;
+    return 0;
+}
+
+int yrden_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int yrden_pidfd_wait(int pidfd, int reap, int *wait_status) {
+    siginfo_t info = {0};
+    int options = WEXITED | WNOHANG | (reap ? 0 : WNOWAIT);
+    if (waitid((idtype_t)P_PIDFD, (id_t)pidfd, &info, options) != 0) return -1;
+    if (info.si_pid == 0) return 0;
+    if (wait_status == NULL) return 1;
+    switch (info.si_code) {
+    case CLD_EXITED: *wait_status = (info.si_status & 0xFF) << 8; break;
+    case CLD_DUMPED: *wait_status = (info.si_status & 0x7F) | 0x80; break;
+    default: *wait_status = info.si_status & 0x7F; break;
+    }
+    return 1;
+}
+
+pid_t yrden_peek_exited_child(void) {
+    siginfo_t info = {0};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -1;
+    return info.si_pid;
+}
+
+pid_t yrden_reap_exited(pid_t pid) { return waitpid(pid, NULL, WNOHANG); }
+
+int yrden_become_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
+int yrden_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int yrden_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int yrden_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event event = {.events = events, .data.u64 = token};
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+int yrden_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int capacity, int timeout_ms) {
+    struct epoll_event ready[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epfd, ready, capacity, timeout_ms);
+    for (int index = 0; index < count; index++) {
+        tokens[index] = ready[index].data.u64;
+        events[index] = ready[index].events;
+    }
+    return count;
+}

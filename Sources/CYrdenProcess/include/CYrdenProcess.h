@@ -1,15 +1,46 @@
 #ifndef YRDEN_CPROCESS_H
 #define YRDEN_CPROCESS_H
 
-#include <spawn.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/types.h>
 
 /// pipe2(fds, O_CLOEXEC): GNU, so not visible to Swift through Glibc.
 int yrden_pipe_cloexec(int fds[2]);
 
-/// posix_spawn_file_actions_addchdir_np: GNU (glibc >= 2.29).
-int yrden_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path);
+/// Starts `file` (searched in PATH) in a new session with `in_fd`, `out_fd`, `err_fd` as its standard
+/// streams, an empty signal mask, default signal dispositions, `cwd` (when not NULL) and `death_signal`
+/// as its parent-death signal. posix_spawn cannot set the last one, hence fork and exec.
+/// Returns 0 and the pid, or the errno of what failed (exec included: the child reports it over a pipe).
+int yrden_spawn(const char *file, char *const argv[], char *const envp[], const char *cwd, int in_fd, int out_fd,
+                int err_fd, int death_signal, pid_t *pid);
 
-/// POSIX_SPAWN_SETSID: GNU (glibc >= 2.26).
-short yrden_spawn_setsid_flag(void);
+/// pidfd_open(pid, 0), or -1 with errno.
+int yrden_pidfd_open(pid_t pid);
+
+/// Whether the process behind `pidfd` has exited, without blocking: 1 (and its raw wait status as waitpid
+/// gives it, when `wait_status` is not NULL), 0 while it runs, -1 with errno. `reap` 0 leaves it a zombie.
+int yrden_pidfd_wait(int pidfd, int reap, int *wait_status);
+
+/// The pid of some exited child of this process, without reaping it; 0 when none, -1 when there are no children.
+pid_t yrden_peek_exited_child(void);
+
+/// Reaps `pid` if it has exited, without blocking; returns its pid, 0 or -1 as waitpid does.
+pid_t yrden_reap_exited(pid_t pid);
+
+/// prctl(PR_SET_CHILD_SUBREAPER, 1): orphaned descendants are reparented to this process, not to init.
+int yrden_become_child_subreaper(void);
+
+/// An eventfd (non-blocking, close-on-exec) to wake an epoll loop, or -1.
+int yrden_eventfd(void);
+
+/// epoll_create1(EPOLL_CLOEXEC).
+int yrden_epoll_create(void);
+
+/// epoll_ctl with a 64-bit token as the event's data (epoll_event is packed; Swift never sees it).
+int yrden_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
+
+/// epoll_wait into two parallel arrays of up to `capacity` entries; returns the count, or -1 with errno.
+int yrden_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int capacity, int timeout_ms);
 
 #endif

@@ -28,37 +28,88 @@ package struct StdioCommand: Sendable, Hashable {
 
 /// A child process in its own session, with its three standard streams as pipes.
 ///
-/// The child gets a new session (and so its own process group), an empty signal mask and default signal
-/// dispositions, so that signals meant for the gateway never reach it and the gateway's ignored SIGPIPE does
-/// not leak into it; the whole group can then be signalled at shutdown. A dedicated thread reaps it, so no
-/// zombie is left even when nobody asks for the exit status.
+/// The child gets a new session (and so its own process group), an empty signal mask, default signal
+/// dispositions and SIGKILL as its parent-death signal: signals meant for the gateway never reach it, the
+/// gateway's ignored SIGPIPE does not leak into it, and a gateway killed outright does not leave it running.
+/// Its exit is noticed from the process itself (a pidfd on the ``ProcessReactor``), never from its pipes, which
+/// a descendant may hold open. Once it has exited, what is left of its process group is killed before it is
+/// reaped, while the group id cannot be reused yet: a server's helpers never outlive it.
 final class ChildProcess: Sendable {
+    /// What the child writes and when it ends, delivered on the reactor thread.
+    struct Events: Sendable {
+        var stdout: @Sendable (LineSplitter.Piece) -> Void
+        /// stdout reached end of file while the child may still run.
+        var stdoutEnded: @Sendable () -> Void
+        var stderr: @Sendable (LineSplitter.Piece) -> Void
+        /// The child has been reaped; what it wrote before has been delivered.
+        var exited: @Sendable (ExitStatus) -> Void
+    }
+
+    /// Longest stdout and stderr lines passed on; longer ones are dropped (stdout) or cut (stderr).
+    struct LineLimits: Sendable {
+        var stdout: Int
+        var stderr: Int
+    }
+
     let pid: pid_t
     let stdin: PipeWriter
-    let stdoutFD: Int32
-    let stderrFD: Int32
+    private let pidfd: Int32
+    private let reactor: ProcessReactor
+    private let stdout: PipeReader
+    private let stderr: PipeReader
+    private let exited: @Sendable (ExitStatus) -> Void
+    private let pidfdWatch = Mutex<UInt64?>(nil)
     private let exit = ExitSignal()
 
     /// Variables of the gateway that must never reach an upstream.
     static let withheldEnvironment: Set<String> = ["YRDEN_ADMIN_TOKEN", "YRDEN_SECRET_KEY"]
 
-    private init(pid: pid_t, stdin: Int32, stdout: Int32, stderr: Int32) {
+    /// Reactor thread only.
+    private init(
+        pid: pid_t,
+        pidfd: Int32,
+        pipes: (stdin: Int32, stdout: Int32, stderr: Int32),
+        reactor: ProcessReactor,
+        limits: LineLimits,
+        events: Events
+    ) {
         self.pid = pid
-        self.stdin = PipeWriter(fd: stdin)
-        self.stdoutFD = stdout
-        self.stderrFD = stderr
-        NativeThread.detach { [exit] in
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            exit.fire(ExitStatus(rawWaitStatus: status))
-        }
+        self.pidfd = pidfd
+        self.reactor = reactor
+        self.exited = events.exited
+        stdin = PipeWriter(fd: pipes.stdin, reactor: reactor)
+        stdout = PipeReader(
+            fd: pipes.stdout,
+            maxLineBytes: limits.stdout,
+            reactor: reactor,
+            onPiece: events.stdout,
+            onEnd: events.stdoutEnded
+        )
+        stderr = PipeReader(
+            fd: pipes.stderr,
+            maxLineBytes: limits.stderr,
+            reactor: reactor,
+            onPiece: events.stderr,
+            onEnd: {}
+        )
+        // Without the watch the child is still reaped, by the reactor's periodic sweep.
+        let watch = reactor.watch(pidfd, events: EPOLLIN.rawValue) { [self] _ in reap() }
+        pidfdWatch.withLock { $0 = watch }
+        reactor.own(pid) { [self] in reap() }
     }
 
     /// A child that dies while we write to its stdin must give us EPIPE, not kill the gateway with SIGPIPE.
-    /// Children get the default disposition back at spawn (POSIX_SPAWN_SETSIGDEF).
+    /// Children get the default disposition back at spawn.
     private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-    static func spawn(_ command: StdioCommand) throws(UpstreamError) -> ChildProcess {
+    /// Starts `command`. Reactor thread only: a child's parent-death signal fires when the thread that forked
+    /// it ends, and the reactor thread lives as long as the process.
+    static func spawn(
+        _ command: StdioCommand,
+        on reactor: ProcessReactor,
+        limits: LineLimits,
+        events: Events
+    ) throws(UpstreamError) -> ChildProcess {
         Self.ignoreBrokenPipes
         var pipes: [Int32] = Array(repeating: -1, count: 6)
         for index in stride(from: 0, to: 6, by: 2) {
@@ -72,41 +123,41 @@ final class ChildProcess: Sendable {
         let (stdoutRead, stdoutWrite) = (pipes[2], pipes[3])
         let (stderrRead, stderrWrite) = (pipes[4], pipes[5])
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdinRead, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdoutWrite, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
-        if let directory = command.workingDirectory {
-            yrden_spawn_file_actions_addchdir(&actions, directory)
-        }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(
-            &attributes,
-            yrden_spawn_setsid_flag() | Int16(POSIX_SPAWN_SETSIGMASK) | Int16(POSIX_SPAWN_SETSIGDEF)
-        )
-
         let argv = CStringArray([command.command] + command.arguments)
         let envp = CStringArray(mergedEnvironment(command.environment).map { "\($0.key)=\($0.value)" })
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, command.command, &actions, &attributes, argv.pointers, envp.pointers)
+        let result = withOptionalCString(command.workingDirectory) { directory in
+            yrden_spawn(
+                command.command,
+                argv.pointers,
+                envp.pointers,
+                directory,
+                stdinRead,
+                stdoutWrite,
+                stderrWrite,
+                SIGKILL,
+                &pid
+            )
+        }
         for fd in [stdinRead, stdoutWrite, stderrWrite] { _ = close(fd) }
-        guard result == 0 else {
+        let pidfd = result == 0 ? yrden_pidfd_open(pid) : -1
+        guard result == 0, pidfd >= 0 else {
+            let reason = String(cString: strerror(result == 0 ? errno : result))
+            if result == 0 {
+                _ = kill(-pid, SIGKILL)
+                while waitpid(pid, nil, 0) < 0 && errno == EINTR {}
+            }
             for fd in [stdinWrite, stdoutRead, stderrRead] { _ = close(fd) }
-            let reason = String(cString: strerror(result))
             throw UpstreamError(.process, "cannot start '\(command.command)': \(reason)")
         }
-        return ChildProcess(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead)
+        return ChildProcess(
+            pid: pid,
+            pidfd: pidfd,
+            pipes: (stdinWrite, stdoutRead, stderrRead),
+            reactor: reactor,
+            limits: limits,
+            events: events
+        )
     }
 
     private static func mergedEnvironment(_ overrides: [String: String]) -> [String: String] {
@@ -134,10 +185,13 @@ final class ChildProcess: Sendable {
         await exit.wait(timeout: timeout)
     }
 
-    /// Sends `signal` to the child's whole process group (it leads a session of its own).
+    /// Sends `signal` to the child's whole process group (it leads a session of its own), helpers included,
+    /// whether or not the child itself still runs. On the reactor thread, which alone reaps: once the leader
+    /// is reaped the group id may be someone else's, and its group was killed just before.
     func signalGroup(_ signal: Int32) {
-        guard exit.status == nil else { return }
-        _ = kill(-pid, signal)
+        reactor.perform { [self] in
+            if exit.status == nil { _ = kill(-pid, signal) }
+        }
     }
 
     /// The MCP shutdown sequence: close stdin, SIGTERM after 2 s, SIGKILL after 5 s more; returns once reaped.
@@ -147,7 +201,26 @@ final class ChildProcess: Sendable {
         signalGroup(SIGTERM)
         if await waitForExit(timeout: .seconds(5)) { return }
         signalGroup(SIGKILL)
-        _ = await waitForExit(timeout: .seconds(3600))
+        _ = await waitForExit(timeout: .seconds(30))
+    }
+
+    /// The child has exited (its pidfd is readable, or the orphan sweep met it): kill what is left of its
+    /// group, reap it, take in what it wrote, and tell the owner. Reactor thread only.
+    private func reap() {
+        guard exit.status == nil, yrden_pidfd_wait(pidfd, 0, nil) == 1 else { return }
+        _ = kill(-pid, SIGKILL)
+        var raw: Int32 = 0
+        guard yrden_pidfd_wait(pidfd, 1, &raw) == 1 else { return }
+        if let watch = pidfdWatch.withLock({ $0 }) { reactor.unwatch(watch, fd: pidfd) }
+        _ = close(pidfd)
+        reactor.disown(pid)
+        stdin.abandon()
+        stdout.finish()
+        stderr.finish()
+        let status = ExitStatus(rawWaitStatus: raw)
+        exited(status)
+        exit.fire(status)
+        reactor.sweepOrphans()
     }
 }
 
@@ -181,4 +254,10 @@ private final class CStringArray {
     deinit {
         pointers.forEach { free($0) }
     }
+}
+
+/// Calls `body` with `string` as a C string, or with `nil`.
+private func withOptionalCString<Result>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
 }

@@ -1,4 +1,4 @@
-import Dispatch
+import CYrdenProcess
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,34 +8,35 @@ import Glibc
 /// Writes frames to a child's stdin without ever blocking the caller.
 ///
 /// The fast path writes straight from the calling task with a non-blocking `write`. Only when the pipe is full
-/// does the rest go to a queue that a dedicated thread drains with `poll`, so a child that stops reading
-/// cannot stall the gateway, and frames keep their order.
+/// does the rest go to a queue that the ``ProcessReactor`` drains as the pipe becomes writable, so a child that
+/// stops reading cannot stall the gateway, frames keep their order, and no thread waits on any one child.
 final class PipeWriter: Sendable {
     private struct State {
         var queue: [UInt8] = []
         var flushing = false
         var closed = false
         var fdClosed = false
+        var token: UInt64?
     }
 
     private let fd: Int32
+    private let reactor: ProcessReactor
     private let state = Mutex(State())
-    private let wakeup = DispatchSemaphore(value: 0)
     /// Beyond this much unsent data the child is considered stuck and sends fail.
     private let maxQueuedBytes: Int
 
-    init(fd: Int32, maxQueuedBytes: Int = 64 << 20) {
+    init(fd: Int32, reactor: ProcessReactor, maxQueuedBytes: Int = 64 << 20) {
         self.fd = fd
+        self.reactor = reactor
         self.maxQueuedBytes = maxQueuedBytes
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        NativeThread.detach { [self] in drainLoop() }
     }
 
     /// Queues `bytes`; returns `false` when the pipe is closed or the child has stopped reading.
     func write(_ bytes: [UInt8]) -> Bool {
-        let wake: Bool? = state.withLock { state in
+        let startFlushing: Bool? = state.withLock { state in
             guard !state.closed else { return nil }
-            if state.flushing || !state.queue.isEmpty {
+            if state.flushing {
                 guard state.queue.count + bytes.count <= maxQueuedBytes else { return nil }
                 state.queue.append(contentsOf: bytes)
                 return false
@@ -47,8 +48,8 @@ final class PipeWriter: Sendable {
             state.flushing = true
             return true
         }
-        guard let wake else { return false }
-        if wake { wakeup.signal() }
+        guard let startFlushing else { return false }
+        if startFlushing { reactor.perform { [self] in armWritable() } }
         return true
     }
 
@@ -57,12 +58,18 @@ final class PipeWriter: Sendable {
         let closeNow = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.closed = true
-            if state.flushing { return false }
-            state.fdClosed = true
-            return true
+            return !state.flushing
         }
-        if closeNow { _ = Glibc.close(fd) }
-        wakeup.signal()
+        if closeNow { reactor.perform { [self] in closeDescriptor() } }
+    }
+
+    /// Drops what is queued and closes stdin now: the child is gone. Reactor thread only.
+    func abandon() {
+        state.withLock { state in
+            state.closed = true
+            state.queue.removeAll()
+        }
+        closeDescriptor()
     }
 
     /// Bytes written, 0 when the pipe is full, -1 when it is broken.
@@ -83,55 +90,49 @@ final class PipeWriter: Sendable {
         return offset
     }
 
-    private func drainLoop() {
-        while true {
-            wakeup.wait()
-            while true {
-                let (chunk, closed) = state.withLock { state -> ([UInt8], Bool) in
-                    if state.queue.isEmpty {
-                        state.flushing = false
-                        return ([], state.closed)
-                    }
-                    let chunk = state.queue
-                    state.queue.removeAll(keepingCapacity: true)
-                    return (chunk, state.closed)
-                }
-                if chunk.isEmpty {
-                    if closed {
-                        let closeNow = state.withLock { state -> Bool in
-                            defer { state.fdClosed = true }
-                            return !state.fdClosed
-                        }
-                        if closeNow { _ = Glibc.close(fd) }
-                        return
-                    }
-                    break
-                }
-                if !writeFully(chunk) {
-                    state.withLock { state in
-                        state.closed = true
-                        state.queue.removeAll()
-                    }
-                }
-            }
+    /// Waits (one-shot) for room in the pipe. Reactor thread only.
+    private func armWritable() {
+        let events = EPOLLOUT.rawValue | EPOLLONESHOT.rawValue
+        let (token, closed) = state.withLock { ($0.token, $0.fdClosed) }
+        guard !closed else { return }
+        if let token {
+            reactor.rearm(token, fd: fd, events: events)
+        } else if let token = reactor.watch(fd, events: events, { [self] ready in writable(ready) }) {
+            state.withLock { $0.token = token }
+        } else {
+            abandon()
         }
     }
 
-    /// Blocks this thread (never a task) until `chunk` is written or the pipe breaks.
-    private func writeFully(_ chunk: [UInt8]) -> Bool {
-        chunk.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = writeSome(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
-                if written < 0 { return false }
-                offset += written
-                if offset < buffer.count {
-                    var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&descriptor, 1, 1000)
-                    if descriptor.revents & Int16(POLLERR | POLLHUP) != 0 { return false }
-                }
+    /// Writes what the pipe takes now; re-arms while data is left, closes once drained after `close()`.
+    private func writable(_ events: UInt32) {
+        let broken = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        let next = state.withLock { state -> (rearm: Bool, close: Bool) in
+            guard !state.fdClosed else { return (false, false) }
+            let written = broken ? -1 : state.queue.withUnsafeBytes { writeSome($0) }
+            if written < 0 {
+                state.closed = true
+                state.queue.removeAll()
+                return (false, true)
             }
-            return true
+            state.queue.removeFirst(written)
+            if !state.queue.isEmpty { return (true, false) }
+            state.flushing = false
+            return (false, state.closed)
         }
+        if next.rearm { armWritable() }
+        if next.close { closeDescriptor() }
+    }
+
+    /// Reactor thread only: the descriptor may be watched, and only this thread may end a watch.
+    private func closeDescriptor() {
+        let token = state.withLock { state -> UInt64?? in
+            guard !state.fdClosed else { return .none }
+            state.fdClosed = true
+            return .some(state.token)
+        }
+        guard case .some(let watched) = token else { return }
+        if let watched { reactor.unwatch(watched, fd: fd) }
+        _ = Glibc.close(fd)
     }
 }

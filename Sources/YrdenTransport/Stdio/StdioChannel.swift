@@ -1,41 +1,51 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// An upstream reached through a child process speaking newline-delimited JSON-RPC on stdin/stdout.
 ///
-/// stdout is read by a thread of its own and each line handed to the handler; stderr lines go to the
-/// handler's log. The channel reports `closed` once, at the first sign the child is gone (stdout ends or the
-/// process exits), so calls in flight fail at once rather than waiting for a timeout.
+/// Each stdout line goes to the handler, stderr lines go to its log, all from the ``ProcessReactor``'s thread.
+/// The channel reports `closed` once, at the first sign the child is gone: its exit (noticed from the process,
+/// so a descendant holding stdout open changes nothing), or its stdout ending, so calls in flight fail at once
+/// rather than waiting for a timeout.
 package final class StdioChannel: UpstreamChannel {
     private let process: ChildProcess
-    private let closedOnce: OnceFlag
 
     /// Lines longer than this are dropped: no MCP message needs 64 MiB, and memory must stay bounded.
     static let maxLineBytes = 64 << 20
     /// stderr lines are cut to this length before logging.
     static let maxLogLineBytes = 4096
+    /// After stdout ends, how long the exit may take to arrive so that the reason names it.
+    static let exitGrace: Duration = .milliseconds(100)
 
     /// Starts the child and begins reading. Throws when it cannot be started (command not found, …).
     package init(command: StdioCommand, handler: UpstreamChannelHandler) throws(UpstreamError) {
-        let process = try ChildProcess.spawn(command)
+        let reactor = try ProcessReactor.running()
         let closedOnce = OnceFlag()
-        self.process = process
-        self.closedOnce = closedOnce
-        let reportClosed: @Sendable (UpstreamError) -> Void = { error in
-            if closedOnce.set() { handler.closed(error) }
+        let reportClosed: @Sendable (String) -> Void = { reason in
+            if closedOnce.set() { handler.closed(UpstreamError(.process, "the server process \(reason)")) }
         }
-        NativeThread.detach {
-            Self.readStdout(process: process, handler: handler)
-            // stdout ended: give the exit status a moment to arrive so the reason names it.
-            var reason = "closed its stdout"
-            for _ in 0..<20 where process.exitStatus == nil { usleep(5_000) }
-            if let status = process.exitStatus { reason = status.description }
-            reportClosed(UpstreamError(.process, "the server process \(reason)"))
+        let events = ChildProcess.Events(
+            stdout: { piece in
+                switch piece {
+                case .line(let line): handler.frame(line)
+                case .oversized: handler.log("dropped a stdout line longer than \(Self.maxLineBytes) bytes")
+                }
+            },
+            stdoutEnded: {
+                reactor.after(Self.exitGrace) { reportClosed("closed its stdout") }
+            },
+            stderr: { piece in
+                switch piece {
+                case .line(let line): handler.log(String(decoding: line, as: UTF8.self))
+                case .oversized: handler.log("(a stderr line longer than \(Self.maxLogLineBytes) bytes was cut)")
+                }
+            },
+            exited: { status in reportClosed(status.description) }
+        )
+        let limits = ChildProcess.LineLimits(stdout: Self.maxLineBytes, stderr: Self.maxLogLineBytes)
+        let started = reactor.performAndWait { () -> Result<ChildProcess, UpstreamError> in
+            Result { () throws(UpstreamError) in
+                try ChildProcess.spawn(command, on: reactor, limits: limits, events: events)
+            }
         }
-        NativeThread.detach {
-            Self.readStderr(process: process, handler: handler)
-        }
+        process = try started.get()
     }
 
     package var processID: Int32 { process.pid }
@@ -50,49 +60,5 @@ package final class StdioChannel: UpstreamChannel {
 
     package func close() async {
         await process.terminate()
-    }
-
-    private static func readStdout(process: ChildProcess, handler: UpstreamChannelHandler) {
-        var splitter = LineSplitter(maxLineBytes: maxLineBytes)
-        readLoop(fd: process.stdoutFD) { chunk in
-            splitter.feed(chunk) { piece in
-                switch piece {
-                case .line(let line): handler.frame(line)
-                case .oversized: handler.log("dropped a stdout line longer than \(maxLineBytes) bytes")
-                }
-            }
-        }
-    }
-
-    private static func readStderr(process: ChildProcess, handler: UpstreamChannelHandler) {
-        var splitter = LineSplitter(maxLineBytes: maxLogLineBytes)
-        readLoop(fd: process.stderrFD) { chunk in
-            splitter.feed(chunk) { piece in
-                switch piece {
-                case .line(let line): handler.log(String(decoding: line, as: UTF8.self))
-                case .oversized: handler.log("(a stderr line longer than \(maxLogLineBytes) bytes was cut)")
-                }
-            }
-        }
-    }
-
-    /// Blocking reads until end of file; runs only on a ``NativeThread``.
-    private static func readLoop(fd: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        let capacity = 64 * 1024
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        defer {
-            buffer.deallocate()
-            _ = Glibc.close(fd)
-        }
-        while true {
-            let count = read(fd, buffer, capacity)
-            if count > 0 {
-                body(UnsafeBufferPointer(start: buffer, count: count))
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
     }
 }

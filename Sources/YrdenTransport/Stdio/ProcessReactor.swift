@@ -1,0 +1,225 @@
+import CYrdenProcess
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one thread that does all child-process work of the process: it spawns stdio servers, reads their
+/// stdout and stderr, finishes writes their stdin could not take at once, notices their exit through a pidfd
+/// and reaps them, and reaps the orphaned descendants the process adopts as a child subreaper.
+///
+/// One thread for every child keeps the thread count flat however many servers run (it was four threads per
+/// child). Reaping only here makes it race-free: no exit status an owner waits for can be taken by the orphan
+/// sweep. Spawning here matters too: a child's parent-death signal fires when the thread that forked it ends,
+/// and this thread lives as long as the process. Handlers run on this thread: they must be quick and never
+/// wait for Swift work. Pending jobs are bounded by the children: each has at most a few in flight.
+final class ProcessReactor: Sendable {
+    /// Called on the reactor thread with the `EPOLL*` bits that are ready.
+    typealias Handler = @Sendable (_ events: UInt32) -> Void
+    typealias Job = @Sendable () -> Void
+
+    private struct Timer {
+        var deadline: ContinuousClock.Instant
+        var job: Job
+    }
+
+    private struct State {
+        var jobs: [Job] = []
+        var handlers: [UInt64: Handler] = [:]
+        var nextToken: UInt64 = 1
+        var timers: [Timer] = []
+        /// Children whose owners reap them, by pid: the orphan sweep hands these to their owner.
+        var owners: [pid_t: Job] = [:]
+    }
+
+    /// How often exited orphans are looked for when no owned child exit prompted a sweep.
+    static let sweepInterval: Duration = .seconds(1)
+    private static let wakeToken: UInt64 = 0
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let state = Mutex(State())
+    private let loopThread = Atomic<UInt>(0)
+
+    private static let current = Mutex<ProcessReactor?>(nil)
+
+    /// The process's reactor, started on first use. Starting it makes the process a child subreaper, so
+    /// descendants that outlive the server that started them are reaped here rather than left to init.
+    static func running() throws(UpstreamError) -> ProcessReactor {
+        try current.withLock { (current: inout ProcessReactor?) throws(UpstreamError) -> ProcessReactor in
+            if let current { return current }
+            let reactor = try ProcessReactor()
+            current = reactor
+            return reactor
+        }
+    }
+
+    private init() throws(UpstreamError) {
+        epollFD = yrden_epoll_create()
+        wakeFD = yrden_eventfd()
+        guard epollFD >= 0, wakeFD >= 0,
+            yrden_epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, EPOLLIN.rawValue, Self.wakeToken) == 0
+        else {
+            let reason = String(cString: strerror(errno))
+            for fd in [epollFD, wakeFD] where fd >= 0 { _ = close(fd) }
+            throw UpstreamError(.process, "cannot watch child processes: \(reason)")
+        }
+        do {
+            try NativeThread.detach(stackBytes: 4 << 20) { [self] in loop() }
+        } catch {
+            for fd in [epollFD, wakeFD] { _ = close(fd) }
+            throw error
+        }
+        _ = yrden_become_child_subreaper()
+        after(Self.sweepInterval) { [self] in periodicSweep() }
+    }
+
+    var isCurrentThread: Bool { loopThread.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// Runs `job` on the reactor thread, after the jobs queued before it.
+    func perform(_ job: @escaping Job) {
+        state.withLock { $0.jobs.append(job) }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    /// Runs `body` on the reactor thread and returns its result; inline when already there.
+    func performAndWait<Value: Sendable>(_ body: @escaping @Sendable () -> Value) -> Value {
+        if isCurrentThread { return body() }
+        let result = Mutex<Value?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        perform {
+            let value = body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    /// Runs `job` on the reactor thread once `delay` has passed.
+    func after(_ delay: Duration, _ job: @escaping Job) {
+        let deadline = ContinuousClock.now + delay
+        state.withLock { $0.timers.append(Timer(deadline: deadline, job: job)) }
+        if !isCurrentThread {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Starts watching `fd` for `events`; returns the token to change or end the watch with, or `nil` with
+    /// errno set. Reactor thread only.
+    func watch(_ fd: Int32, events: UInt32, _ handler: @escaping Handler) -> UInt64? {
+        let token = state.withLock { state in
+            defer { state.nextToken += 1 }
+            state.handlers[state.nextToken] = handler
+            return state.nextToken
+        }
+        guard yrden_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, events, token) == 0 else {
+            _ = state.withLock { $0.handlers.removeValue(forKey: token) }
+            return nil
+        }
+        return token
+    }
+
+    /// Changes what a watch waits for (re-arms a one-shot watch). Reactor thread only.
+    func rearm(_ token: UInt64, fd: Int32, events: UInt32) {
+        _ = yrden_epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, events, token)
+    }
+
+    /// Ends a watch; events already collected for it are dropped. Call before closing `fd`. Reactor thread only.
+    func unwatch(_ token: UInt64, fd: Int32) {
+        _ = yrden_epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, 0, token)
+        _ = state.withLock { $0.handlers.removeValue(forKey: token) }
+    }
+
+    /// Records that `pid` is reaped by its owner through `reap`, which the orphan sweep calls when it meets
+    /// the pid first. Reactor thread only.
+    func own(_ pid: pid_t, reap: @escaping Job) {
+        state.withLock { $0.owners[pid] = reap }
+    }
+
+    /// The owner has reaped `pid`. Reactor thread only.
+    func disown(_ pid: pid_t) {
+        _ = state.withLock { $0.owners.removeValue(forKey: pid) }
+    }
+
+    /// Reaps every exited child no owner claims: descendants of servers that were reparented to this process.
+    /// An exited child that has an owner is handed to it, so its exit status still reaches whoever waits for it.
+    func sweepOrphans() {
+        for _ in 0..<4096 {
+            let pid = yrden_peek_exited_child()
+            guard pid > 0 else { return }
+            if let reap = state.withLock({ $0.owners[pid] }) {
+                reap()
+                disown(pid)
+            } else {
+                _ = yrden_reap_exited(pid)
+            }
+        }
+    }
+
+    private func periodicSweep() {
+        sweepOrphans()
+        after(Self.sweepInterval) { [self] in periodicSweep() }
+    }
+
+    private func loop() {
+        loopThread.store(UInt(pthread_self()), ordering: .releasing)
+        let capacity = 64
+        var tokens = [UInt64](repeating: 0, count: capacity)
+        var events = [UInt32](repeating: 0, count: capacity)
+        while true {
+            let count = yrden_epoll_wait(epollFD, &tokens, &events, Int32(capacity), nextTimeoutMilliseconds())
+            if count < 0 {
+                if errno != EINTR { usleep(10_000) }  // never spin on an unexpected error
+                continue
+            }
+            for index in 0..<Int(count) {
+                if tokens[index] == Self.wakeToken {
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, 8)
+                } else if let handler = state.withLock({ $0.handlers[tokens[index]] }) {
+                    handler(events[index])
+                }
+            }
+            runJobs()
+            runDueTimers()
+        }
+    }
+
+    private func runJobs() {
+        while true {
+            let jobs = state.withLock { state -> [Job] in
+                defer { state.jobs.removeAll(keepingCapacity: true) }
+                return state.jobs
+            }
+            if jobs.isEmpty { return }
+            jobs.forEach { $0() }
+        }
+    }
+
+    private func runDueTimers() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [Job] in
+            let due = state.timers.filter { $0.deadline <= now }.map(\.job)
+            state.timers.removeAll { $0.deadline <= now }
+            return due
+        }
+        due.forEach { $0() }
+    }
+
+    /// Until the next timer, at most one sweep interval; 0 when jobs are waiting.
+    private func nextTimeoutMilliseconds() -> Int32 {
+        let next = state.withLock { state -> ContinuousClock.Instant? in
+            state.jobs.isEmpty ? state.timers.map(\.deadline).min() : .now
+        }
+        guard let next else { return 1000 }
+        let wait = next - .now
+        if wait <= .zero { return 0 }
+        let (seconds, attoseconds) = wait.components
+        return Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 1000))
+    }
+}
