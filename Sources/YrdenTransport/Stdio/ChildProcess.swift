@@ -12,17 +12,23 @@ package struct StdioCommand: Sendable, Hashable {
     /// Added to (and overriding) the gateway's own environment, minus the gateway's secrets.
     package var environment: [String: String]
     package var workingDirectory: String?
+    /// Variables of the gateway's environment the child does not inherit, besides
+    /// ``ChildProcess/withheldEnvironment``: those the gateway's own secrets come from. `environment` may
+    /// still pass one on.
+    package var withheldEnvironment: Set<String>
 
     package init(
         command: String,
         arguments: [String] = [],
         environment: [String: String] = [:],
-        workingDirectory: String? = nil
+        workingDirectory: String? = nil,
+        withheldEnvironment: Set<String> = []
     ) {
         self.command = command
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
+        self.withheldEnvironment = withheldEnvironment
     }
 }
 
@@ -124,7 +130,8 @@ final class ChildProcess: Sendable {
         let (stderrRead, stderrWrite) = (pipes[4], pipes[5])
 
         let argv = CStringArray([command.command] + command.arguments)
-        let envp = CStringArray(mergedEnvironment(command.environment).map { "\($0.key)=\($0.value)" })
+        let inherited = mergedEnvironment(command.environment, withholding: command.withheldEnvironment)
+        let envp = CStringArray(inherited.map { "\($0.key)=\($0.value)" })
         var pid: pid_t = 0
         let result = withOptionalCString(command.workingDirectory) { directory in
             yrden_spawn(
@@ -160,14 +167,17 @@ final class ChildProcess: Sendable {
         )
     }
 
-    private static func mergedEnvironment(_ overrides: [String: String]) -> [String: String] {
+    private static func mergedEnvironment(
+        _ overrides: [String: String],
+        withholding extra: Set<String>
+    ) -> [String: String] {
         var environment: [String: String] = [:]
         var entry = environ
         while let pointer = entry.pointee {
             let text = String(cString: pointer)
             if let equals = text.firstIndex(of: "=") {
                 let name = String(text[..<equals])
-                if !withheldEnvironment.contains(name) {
+                if !withheldEnvironment.contains(name), !extra.contains(name) {
                     environment[name] = String(text[text.index(after: equals)...])
                 }
             }
@@ -221,6 +231,7 @@ final class ChildProcess: Sendable {
         exited(status)
         exit.fire(status)
         reactor.sweepOrphans()
+        reactor.sweepOrphansSoon()
     }
 }
 

@@ -161,6 +161,14 @@ final class ProcessReactor: Sendable {
         }
     }
 
+    /// Sweeps again shortly: the helpers of a group just killed die a moment later, and those adopted then
+    /// would otherwise wait for the periodic sweep as zombies.
+    func sweepOrphansSoon() {
+        for delay in Self.followUpSweeps { after(delay) { [self] in sweepOrphans() } }
+    }
+
+    private static let followUpSweeps: [Duration] = [.milliseconds(20), .milliseconds(200)]
+
     private func periodicSweep() {
         sweepOrphans()
         after(Self.sweepInterval) { [self] in periodicSweep() }

@@ -1,0 +1,205 @@
+"""No process escapes the gateway: a stdio server's whole tree ends with it, and crash loops leak nothing.
+
+A server here starts helpers as real ones do (``servers/tree_server.py``: server, helper, helper's helper,
+all holding its stdout). Removed, failed or stopped with the gateway, none of them may be left running, and
+none may be left as a zombie of the gateway (PID 1 of this sandbox reaps nothing, so only the gateway's own
+descendants are counted as its zombies).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+
+from harness import INTEROP_DIR, PYTHON, Gateway, await_until, descendants_of, is_running, proc_info, stop_quietly
+
+TREE_SERVER = INTEROP_DIR / "servers" / "tree_server.py"
+TREE_MARKERS = ("tree_server.py", "yrden-tree-middle", "yrden-tree-leaf")
+GONE_WITHIN = 10.0  # the tree is killed at once; this only absorbs a loaded machine
+CRASH_LOOPS = 200
+
+
+def tree_entry(*args: str, **extra: Any) -> dict[str, Any]:
+    return {"command": PYTHON, "args": [str(TREE_SERVER), *args], "reconnect": "never", **extra}
+
+
+def tree_of(gw: Gateway, markers: tuple[str, ...] = TREE_MARKERS) -> dict[str, int]:
+    """The running tree under the gateway: pid by marker."""
+    found = {}
+    for p in descendants_of(gw.pid):
+        for marker in markers:
+            # A whole argument: the middle helper's code names the markers of the helpers it starts.
+            if any(part == marker or part.endswith("/" + marker) for part in p.cmdline) and p.state != "Z":
+                found[marker] = p.pid
+    return found
+
+
+async def whole_tree(gw: Gateway, markers: tuple[str, ...] = TREE_MARKERS) -> dict[str, int]:
+    return await await_until(
+        lambda: (tree := tree_of(gw, markers)) and len(tree) == len(markers) and tree,
+        timeout=30,
+        what="the server's three levels of processes",
+    )
+
+
+def left_behind(gw: Gateway | None, pids: dict[str, int]) -> dict[str, str]:
+    """Processes of `pids` still running anywhere, or still zombies of the gateway."""
+    under_gateway = {p.pid: p for p in descendants_of(gw.pid)} if gw is not None else {}
+    left = {}
+    for name, pid in pids.items():
+        if is_running(pid):
+            left[name] = f"pid {pid} running: {proc_info(pid)}"
+        elif pid in under_gateway:
+            left[name] = f"pid {pid} is a zombie of the gateway"
+    return left
+
+
+async def expect_tree_gone(gw: Gateway | None, pids: dict[str, int], what: str) -> None:
+    started = time.monotonic()
+    try:
+        await await_until(lambda: not left_behind(gw, pids), timeout=GONE_WITHIN)
+    except TimeoutError:
+        raise AssertionError(f"{what} left processes behind: {left_behind(gw, pids)}") from None
+    finally:
+        stop_quietly(pids.values())
+    print(f"{what}: tree gone after {time.monotonic() - started:.2f}s")
+
+
+async def admin(gw: Gateway, method: str, path: str, body: Any = None) -> httpx2.Response:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        return await http.request(method, f"{gw.base}/api/v1{path}", json=body)
+
+
+async def test_a_removed_server_leaves_no_process(gateway):
+    gw = gateway({"mcpServers": {"tree": tree_entry()}})
+    pids = await whole_tree(gw)
+
+    response = await admin(gw, "DELETE", "/servers/tree")
+
+    assert response.status_code in (200, 204), response.text
+    await expect_tree_gone(gw, pids, "DELETE")
+
+
+async def test_a_failed_server_leaves_no_process(gateway):
+    gw = gateway({"mcpServers": {"tree": tree_entry()}})
+    pids = await whole_tree(gw)
+
+    os.kill(pids["tree_server.py"], signal.SIGKILL)
+
+    await expect_tree_gone(gw, pids, "a crash of the server")
+
+
+async def test_a_gateway_sigterm_leaves_no_process(gateway):
+    gw = gateway({"mcpServers": {"tree": tree_entry()}})
+    pids = await whole_tree(gw)
+
+    assert gw.stop() == 0
+
+    await expect_tree_gone(None, pids, "SIGTERM of the gateway")
+
+
+async def test_a_gateway_killed_outright_leaves_no_server_running(gateway):
+    # A server that outlives the end of its input: only the parent-death signal stops it.
+    gw = gateway({"mcpServers": {"tree": tree_entry("--outlive-stdin")}})
+    pids = await whole_tree(gw)
+
+    gw.proc.kill()
+    gw.proc.wait(timeout=10)
+
+    server = {"tree_server.py": pids["tree_server.py"]}
+    try:
+        await expect_tree_gone(None, server, "kill -9 of the gateway")
+    finally:
+        stop_quietly(pids.values())
+
+
+async def test_an_orphan_that_left_the_group_is_adopted_and_reaped(gateway):
+    markers = (*TREE_MARKERS, "yrden-tree-detached")
+    gw = gateway({"mcpServers": {"tree": tree_entry("--detached-leaf", "3")}})
+    pids = await whole_tree(gw, markers)
+    detached = pids.pop("yrden-tree-detached")
+
+    os.kill(pids["tree_server.py"], signal.SIGKILL)
+    await expect_tree_gone(gw, pids, "a crash of the server")
+
+    # Its own session shields it from the group kill; its parent is gone, so the gateway adopted it.
+    adopted = proc_info(detached)
+    assert adopted is not None and adopted.ppid == gw.pid, f"not adopted by the gateway: {adopted}"
+    try:
+        await expect_tree_gone(gw, {"yrden-tree-detached": detached}, "the adopted orphan's own exit")
+        assert proc_info(detached) is None, f"left as a zombie: {proc_info(detached)}"
+    finally:
+        stop_quietly([detached])
+
+
+async def test_an_exit_is_seen_while_a_grandchild_holds_stdout(gateway):
+    gw = gateway({"mcpServers": {"tree": tree_entry()}})
+    entry = {"command": "sh", "args": ["-c", "sleep 60 & exit 3"], "reconnect": "never", "timeouts": {"connect": 30}}
+    started = time.monotonic()
+
+    response = await admin(gw, "POST", "/servers", {"id": "wrapper", "config": entry})
+    assert response.status_code == 201, response.text
+
+    async def failed() -> dict[str, Any] | None:
+        view = (await admin(gw, "GET", "/servers/wrapper")).json()
+        return view if view["state"] == "failed" else None
+
+    view = await await_until(failed, timeout=25, what="the wrapper to fail")
+    elapsed = time.monotonic() - started
+    print(f"exit seen after {elapsed:.2f}s (connect timeout 30 s)")
+    assert view["lastError"]["kind"] == "process", view
+    assert "exited with status 3" in view["lastError"]["message"], view
+    grandchildren = [p for p in descendants_of(gw.pid) if p.cmdline[:1] == ("sleep",)]
+    assert not grandchildren, f"the grandchild outlived the server: {grandchildren}"
+
+
+def threads_and_fds(pid: int) -> tuple[int, int]:
+    return len(os.listdir(f"/proc/{pid}/task")), len(os.listdir(f"/proc/{pid}/fd"))
+
+
+async def test_crash_loops_leave_no_thread_fd_or_process(gateway, tmp_path: Path):
+    gw = gateway({"mcpServers": {"tree": tree_entry()}})
+    await whole_tree(gw)
+    await admin(gw, "GET", "/servers")  # the admin path has been used once before the baseline, as after
+    steady = {p.pid for p in descendants_of(gw.pid)}
+    threads_before, fds_before = threads_and_fds(gw.pid)
+
+    starts = tmp_path / "starts"
+    script = f"echo started >> {starts}; (sleep 60 & sleep 60) & exit 3"
+    entry = {
+        "command": "sh",
+        "args": ["-c", script],
+        "reconnect": {"initialDelay": 0.01, "maxDelay": 0.02, "maxAttempts": CRASH_LOOPS},
+    }
+    started = time.monotonic()
+    response = await admin(gw, "POST", "/servers", {"id": "crasher", "config": entry})
+    assert response.status_code == 201, response.text
+
+    async def given_up() -> bool:
+        view = (await admin(gw, "GET", "/servers/crasher")).json()
+        return view["state"] == "failed" and view.get("reconnect") is None
+
+    await await_until(given_up, timeout=50, interval=0.5, what="the crash loops to end")
+    loops = len(starts.read_text().splitlines())
+    print(f"{loops} crash loops in {time.monotonic() - started:.1f}s")
+    assert loops >= CRASH_LOOPS  # the first attempt and CRASH_LOOPS retries
+
+    def extra_processes() -> list[str]:
+        return [f"{p.pid} {p.state} {p.command}" for p in descendants_of(gw.pid) if p.pid not in steady]
+
+    try:
+        await await_until(lambda: not extra_processes(), timeout=GONE_WITHIN)
+    except TimeoutError:
+        raise AssertionError(f"crash loops left processes behind: {extra_processes()[:10]}") from None
+    await anyio.sleep(0.5)  # let the last admin connection close on the server side
+    threads_after, fds_after = threads_and_fds(gw.pid)
+    print(f"threads {threads_before} -> {threads_after}, fds {fds_before} -> {fds_after}")
+    # The old code leaked two threads and two fds a loop; a few may come and go with the thread pool.
+    assert threads_after <= threads_before + 4, f"threads {threads_before} -> {threads_after}"
+    assert fds_after <= fds_before + 4, f"fds {fds_before} -> {fds_after}"
