@@ -199,6 +199,26 @@ import YrdenProtocol
         #expect(kill(pid, 0) != 0)  // reaped: the pid no longer exists
     }
 
+    /// Far more than a pipe holds: the rest waits for the child to read, then goes in order.
+    @Test func framesLargerThanThePipeArriveWhole() async throws {
+        let (client, _) = try connect()
+        let big = String(repeating: "x", count: 4 << 20)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<3 {
+                group.addTask {
+                    let reply = try await client.request(
+                        "echo",
+                        params: ["n": .int(index), "s": .string(big)],
+                        options: RequestOptions(timeout: .seconds(30))
+                    )
+                    #expect(try reply.get() == ["n": .int(index), "s": .string(big)])
+                }
+            }
+            try await group.waitForAll()
+        }
+        await client.close()
+    }
+
     @Test func aMissingCommandFailsClearly() {
         do {
             _ = try StdioChannel(

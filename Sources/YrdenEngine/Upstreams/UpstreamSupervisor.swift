@@ -89,65 +89,81 @@ struct UpstreamSupervisor: Sendable {
         return result
     }
 
+    /// Lists everything, publishes the connected server, then follows it. Overdue requests are expired (and
+    /// the upstream pinged) from the first list on, so an upstream that never answers one fails in time.
     private func serve(_ client: UpstreamClient, handshake: UpstreamHandshake) async -> UpstreamError {
-        let catalog: ServerCatalog
-        do {
-            catalog = try await CatalogLoader(
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.keepAlive(client) }
+            defer { group.cancelAll() }
+            let loader = CatalogLoader(
                 client: client,
                 capabilities: handshake.capabilities,
                 timeout: spec.timeouts.request
             )
-            .loadAll()
-        } catch {
-            return error
-        }
-        gateway.publish(spec.id) { link in
-            link.client = client
-            link.handshake = handshake
-            link.catalog = catalog
-            link.state = .connected(since: .now)
-        }
-        note(
-            .info,
-            "upstream connected",
-            metadata: [
-                "protocolVersion": "\(handshake.protocolVersion)", "tools": "\(catalog.tools.count)",
-                "prompts": "\(catalog.prompts.count)", "resources": "\(catalog.resources.count)",
-            ]
-        )
-        return await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.keepAlive(client) }
+            let catalog: ServerCatalog
+            do throws(UpstreamError) {
+                catalog = try await loader.loadAll()
+            } catch {
+                return error
+            }
+            gateway.publish(spec.id) { link in
+                link.client = client
+                link.handshake = handshake
+                link.catalog = catalog
+                link.state = .connected(since: .now)
+            }
+            note(
+                .info,
+                "upstream connected",
+                metadata: [
+                    "protocolVersion": "\(handshake.protocolVersion)", "tools": "\(catalog.tools.count)",
+                    "prompts": "\(catalog.prompts.count)", "resources": "\(catalog.resources.count)",
+                ]
+            )
             if let session = gateway.oauth.existing(spec.id) {
                 group.addTask { await self.watchTokens(session, client) }
             }
-            let reason = await follow(client, capabilities: handshake.capabilities)
-            group.cancelAll()
-            return reason
+            return await follow(client, loader: loader, catalog: catalog)
         }
     }
 
-    /// Reacts to what the upstream says until its connection closes.
-    private func follow(_ client: UpstreamClient, capabilities: JSONObject) async -> UpstreamError {
-        let loader = CatalogLoader(client: client, capabilities: capabilities, timeout: spec.timeouts.request)
+    /// Reacts to what the upstream says until its connection closes or the supervisor is cancelled.
+    ///
+    /// Each list change reloads the lists it names here, outside the gateway's lock (where the items'
+    /// digests are computed), and publishes the whole catalog. Refreshes are at least
+    /// ``minimumRefreshInterval`` apart: a flood of changes costs a few reloads a second, not a busy loop.
+    private func follow(_ client: UpstreamClient, loader: CatalogLoader, catalog: ServerCatalog) async -> UpstreamError
+    {
+        let stopped = UpstreamError(.notConnected, "the server was stopped")
+        var catalog = catalog
+        var lastRefresh: ContinuousClock.Instant?
         for await event in client.events {
             switch event {
             case .closed(let error):
                 return error
             case .notification(let notification):
                 guard let kinds = Self.kindsChanged(by: notification.method) else { continue }
-                do {
-                    var refreshed: [(ServerCatalog.Kind, [JSONObject])] = []
-                    for kind in kinds { refreshed.append((kind, try await loader.load(kind))) }
-                    gateway.publish(spec.id) { link in
-                        for (kind, items) in refreshed { link.catalog?[kind] = items }
-                    }
-                } catch {
-                    logger.warning("could not refresh the upstream's lists", metadata: ["reason": "\(error)"])
+                if let lastRefresh {
+                    try? await Task.sleep(until: lastRefresh + Self.minimumRefreshInterval)
                 }
+                if Task.isCancelled { return stopped }
+                lastRefresh = .now
+                var refreshed = catalog
+                do throws(UpstreamError) {
+                    for kind in kinds { refreshed[kind] = try await loader.load(kind) }
+                } catch {
+                    if Task.isCancelled { return stopped }
+                    logger.warning("could not refresh the upstream's lists", metadata: ["reason": "\(error)"])
+                    continue
+                }
+                catalog = refreshed
+                gateway.publish(spec.id) { $0.catalog = refreshed }
             }
         }
-        return UpstreamError(.notConnected, "the gateway is shutting down")
+        return stopped
     }
+
+    static let minimumRefreshInterval: Duration = .milliseconds(200)
 
     private static func kindsChanged(by method: String) -> [ServerCatalog.Kind]? {
         switch method {
