@@ -22,6 +22,9 @@ package final class Gateway: Sendable {
     let supervisors = SupervisorPool()
     let oauth = OAuthSessions()
     private let state: Mutex<Snapshot>
+    /// Serializes writers, so the aggregate is rebuilt while only writers wait: readers take ``state`` just
+    /// long enough to copy or swap the snapshot, whatever size the upstreams' catalogs are.
+    private let writer = Mutex(())
     let startedAt = ContinuousClock.now
 
     /// The state routing reads: every server's link and the merged catalog built from them.
@@ -90,10 +93,14 @@ package final class Gateway: Sendable {
 
     /// Changes the snapshot (any number of servers, their order), then rebuilds the aggregate and notifies
     /// sessions and event subscribers of whatever differs.
+    ///
+    /// The change and the rebuild run under the writer lock on a copy; the readers' lock is held only to
+    /// take that copy and to swap the result in. Whether a list changed is decided by fingerprints.
     @discardableResult
     func update<Result>(_ change: (inout Snapshot) -> Result) -> Result {
-        let (result, before, after, changedKinds, conflicts) = state.withLock { snapshot in
-            let before = snapshot
+        let (result, before, after, changedKinds, conflicts) = writer.withLock { _ in
+            let before = state.withLock { $0 }
+            var snapshot = before
             let result = change(&snapshot)
             let sources = snapshot.specs.compactMap { spec -> CatalogSource? in
                 guard let link = snapshot.links[spec.id], link.state.isConnected, let catalog = link.catalog else {
@@ -110,7 +117,9 @@ package final class Gateway: Sendable {
             snapshot.catalog = AggregatedCatalog(sources: sources, separator: settings.toolSeparator)
             let changed = Self.changedKinds(before.catalog, snapshot.catalog)
             if !changed.isEmpty { snapshot.generation += 1 }
-            let newConflicts = snapshot.catalog.conflicts.filter { !before.catalog.conflicts.contains($0) }
+            let known = Set(before.catalog.conflicts)
+            let newConflicts = snapshot.catalog.conflicts.filter { !known.contains($0) }
+            state.withLock { [snapshot] in $0 = snapshot }
             return (result, before, snapshot, changed, newConflicts)
         }
         for conflict in conflicts { logger.warning("catalog conflict: \(conflict)") }
@@ -142,9 +151,9 @@ package final class Gateway: Sendable {
 
     private static func changedKinds(_ before: AggregatedCatalog, _ after: AggregatedCatalog) -> [ServerCatalog.Kind] {
         var kinds: [ServerCatalog.Kind] = []
-        if before.tools != after.tools { kinds.append(.tools) }
-        if before.prompts != after.prompts { kinds.append(.prompts) }
-        if before.resources != after.resources || before.resourceTemplates != after.resourceTemplates {
+        if after.listDiffers(.tools, from: before) { kinds.append(.tools) }
+        if after.listDiffers(.prompts, from: before) { kinds.append(.prompts) }
+        if after.listDiffers(.resources, from: before) || after.listDiffers(.resourceTemplates, from: before) {
             kinds.append(.resources)
         }
         return kinds

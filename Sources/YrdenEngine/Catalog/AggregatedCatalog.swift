@@ -46,25 +46,29 @@ package struct AggregatedCatalog: Sendable {
     package private(set) var conflicts: [String] = []
     /// Per server, how many tools, prompts and resources it contributes.
     package private(set) var counts: [String: (tools: Int, prompts: Int, resources: Int)] = [:]
+    /// Per kind, a hash of the list clients see (each exposed name with its item's digest), so telling
+    /// whether a list changed costs one comparison, not a walk through every schema.
+    private var fingerprints: [ServerCatalog.Kind: Int] = [:]
 
-    package static let empty = AggregatedCatalog()
-
-    private init() {}
+    package static let empty = AggregatedCatalog(sources: [], separator: "")
 
     package init(sources: [CatalogSource], separator: String) {
         var bareOwners: [String: [Route]] = [:]
+        var listed = ListedDigests()
         for source in sources {
             var count = (tools: 0, prompts: 0, resources: 0)
-            for tool in source.catalog.tools {
+            let catalog = source.catalog
+            for (tool, digest) in zip(catalog.tools, catalog.digests(.tools)) {
                 guard let name = tool["name"]?.stringValue, source.permitsTool(name) else { continue }
                 let exposed = QualifiedName.make(prefix: source.prefix, separator: separator, name: name)
                 let route = Route(server: source.server, name: name)
                 guard Self.claim(exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else { continue }
                 bareOwners[name, default: []].append(route)
+                listed.add(.tools, exposed, digest)
                 tools.append(.object(renamed(tool, to: exposed)))
                 count.tools += 1
             }
-            for prompt in source.catalog.prompts {
+            for (prompt, digest) in zip(catalog.prompts, catalog.digests(.prompts)) {
                 guard let name = prompt["name"]?.stringValue else { continue }
                 let exposed = QualifiedName.make(prefix: source.prefix, separator: separator, name: name)
                 guard
@@ -76,10 +80,11 @@ package struct AggregatedCatalog: Sendable {
                         kind: "prompt"
                     )
                 else { continue }
+                listed.add(.prompts, exposed, digest)
                 prompts.append(.object(renamed(prompt, to: exposed)))
                 count.prompts += 1
             }
-            for resource in source.catalog.resources {
+            for (resource, digest) in zip(catalog.resources, catalog.digests(.resources)) {
                 guard let uri = resource["uri"]?.stringValue else { continue }
                 if let owner = resourceOwners[uri] {
                     conflicts.append(
@@ -88,11 +93,13 @@ package struct AggregatedCatalog: Sendable {
                     continue
                 }
                 resourceOwners[uri] = source.server
+                listed.add(.resources, uri, digest)
                 resources.append(.object(resource))
                 count.resources += 1
             }
-            for template in source.catalog.resourceTemplates {
+            for (template, digest) in zip(catalog.resourceTemplates, catalog.digests(.resourceTemplates)) {
                 guard let pattern = template["uriTemplate"]?.stringValue else { continue }
+                listed.add(.resourceTemplates, pattern, digest)
                 templateOwners.append((URITemplate(pattern), source.server))
                 resourceTemplates.append(.object(template))
             }
@@ -101,6 +108,13 @@ package struct AggregatedCatalog: Sendable {
         for (name, owners) in bareOwners where owners.count == 1 {
             uniqueBareTools[name] = owners[0]
         }
+        fingerprints = listed.fingerprints
+    }
+
+    /// Whether the list of `kind` clients see differs from `other`'s, by fingerprint (a 64-bit hash: two
+    /// different lists pass for equal with negligible odds, and would only miss one list-changed notice).
+    package func listDiffers(_ kind: ServerCatalog.Kind, from other: AggregatedCatalog) -> Bool {
+        fingerprints[kind] != other.fingerprints[kind]
     }
 
     private static func claim(
@@ -167,5 +181,22 @@ package struct AggregatedCatalog: Sendable {
         let authorityEnd =
             rest[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         return String(uri[..<authorityEnd])
+    }
+}
+
+/// Accumulates, per kind, the fingerprint of the merged list: each exposed name and its item's digest,
+/// in list order.
+private struct ListedDigests {
+    private var hashers: [ServerCatalog.Kind: Hasher] = [:]
+
+    mutating func add(_ kind: ServerCatalog.Kind, _ exposed: String, _ digest: Int) {
+        hashers[kind, default: Hasher()].combine(exposed)
+        hashers[kind, default: Hasher()].combine(digest)
+    }
+
+    var fingerprints: [ServerCatalog.Kind: Int] {
+        var result: [ServerCatalog.Kind: Int] = [:]
+        for kind in ServerCatalog.Kind.allCases { result[kind] = (hashers[kind] ?? Hasher()).finalize() }
+        return result
     }
 }

@@ -1,11 +1,21 @@
 import YrdenProtocol
 
 /// What one upstream offers, exactly as it listed it (all pages), before any renaming.
+///
+/// Each item's digest is computed when a list is set, which happens where the list was loaded, not under
+/// the gateway's lock: the aggregate then tells whether a list changed by comparing digests, however large
+/// the items (a schema of megabytes), instead of comparing the items themselves.
 package struct ServerCatalog: Sendable, Hashable {
-    package var tools: [JSONObject] = []
-    package var prompts: [JSONObject] = []
-    package var resources: [JSONObject] = []
-    package var resourceTemplates: [JSONObject] = []
+    package var tools: [JSONObject] = [] { didSet { toolDigests = Self.digests(tools) } }
+    package var prompts: [JSONObject] = [] { didSet { promptDigests = Self.digests(prompts) } }
+    package var resources: [JSONObject] = [] { didSet { resourceDigests = Self.digests(resources) } }
+    package var resourceTemplates: [JSONObject] = [] {
+        didSet { resourceTemplateDigests = Self.digests(resourceTemplates) }
+    }
+    private var toolDigests: [Int] = []
+    private var promptDigests: [Int] = []
+    private var resourceDigests: [Int] = []
+    private var resourceTemplateDigests: [Int] = []
 
     package init(
         tools: [JSONObject] = [],
@@ -17,6 +27,24 @@ package struct ServerCatalog: Sendable, Hashable {
         self.prompts = prompts
         self.resources = resources
         self.resourceTemplates = resourceTemplates
+        toolDigests = Self.digests(tools)
+        promptDigests = Self.digests(prompts)
+        resourceDigests = Self.digests(resources)
+        resourceTemplateDigests = Self.digests(resourceTemplates)
+    }
+
+    /// One hash per item, in list order (hash values are seeded per process, so they are compared only
+    /// within one run).
+    private static func digests(_ items: [JSONObject]) -> [Int] { items.map(\.hashValue) }
+
+    /// The digests of one kind's items, parallel to `self[kind]`.
+    package func digests(_ kind: Kind) -> [Int] {
+        switch kind {
+        case .tools: toolDigests
+        case .prompts: promptDigests
+        case .resources: resourceDigests
+        case .resourceTemplates: resourceTemplateDigests
+        }
     }
 
     /// The list kinds, each with its method, the key its result uses, and the capability that gates it.

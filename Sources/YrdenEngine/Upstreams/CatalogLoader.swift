@@ -9,6 +9,9 @@ struct CatalogLoader: Sendable {
 
     /// A server that paginates forever is cut off here rather than looping the gateway.
     static let maxPages = 1000
+    /// More items of one kind than any real server offers; a server that lists more fails to connect rather
+    /// than filling the gateway's memory.
+    static let maxItems = 100_000
 
     func loadAll() async throws(UpstreamError) -> ServerCatalog {
         var catalog = ServerCatalog()
@@ -27,6 +30,12 @@ struct CatalogLoader: Sendable {
             switch try await client.request(kind.method, params: params, options: RequestOptions(timeout: timeout)) {
             case .success(let result):
                 items += (result[kind.resultKey]?.arrayValue ?? []).compactMap(\.objectValue)
+                guard items.count <= Self.maxItems else {
+                    throw UpstreamError(
+                        .protocol,
+                        "\(kind.method) listed more than \(Self.maxItems) items, more than the gateway takes"
+                    )
+                }
                 guard let next = result["nextCursor"], next.stringValue.map({ !$0.isEmpty }) ?? false else {
                     return items
                 }

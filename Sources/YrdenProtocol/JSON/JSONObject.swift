@@ -1,16 +1,24 @@
 /// A JSON object that keeps its keys in document order.
 ///
-/// Lookup is linear: MCP objects are small, and a linear scan over a few keys beats hashing them. Equality
-/// and hashing ignore order, as JSON does.
+/// Lookup of a few keys is a linear scan, which beats hashing them; an object past ``indexThreshold`` keys
+/// also keeps a key-to-position index, so lookups, equality and building stay linear in its size however
+/// large a peer makes it (a tool schema with tens of thousands of properties). Equality and hashing ignore
+/// order, as JSON does.
 package struct JSONObject: Sendable, Sequence {
     package typealias Element = (key: String, value: JSONValue)
 
+    /// The size from which lookups go through ``index`` rather than a scan.
+    static let indexThreshold = 16
+
     private var keys: [String]
     private var values: [JSONValue]
+    /// Position of the last occurrence of each key; `nil` while the object is small.
+    private var index: [String: Int]?
 
     package init() {
         keys = []
         values = []
+        index = nil
     }
 
     package init(_ pairs: some Sequence<(String, JSONValue)>) {
@@ -19,31 +27,52 @@ package struct JSONObject: Sendable, Sequence {
     }
 
     /// Appends without checking for a duplicate key; the parser uses it, where duplicates keep the last value
-    /// visible through `subscript` because lookup scans from the end.
+    /// visible through `subscript` because lookup finds the last occurrence.
     mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         keys.append(key)
         values.append(value)
+        if index != nil {
+            index?[key] = keys.count - 1
+        } else if keys.count >= Self.indexThreshold {
+            rebuildIndex()
+        }
     }
 
     package var count: Int { keys.count }
     package var isEmpty: Bool { keys.isEmpty }
 
+    /// Where the visible value of `key` sits: its last occurrence.
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return keys.lastIndex(of: key)
+    }
+
+    private mutating func rebuildIndex() {
+        guard keys.count >= Self.indexThreshold else {
+            index = nil
+            return
+        }
+        var rebuilt = [String: Int](minimumCapacity: keys.count)
+        for (position, key) in keys.enumerated() { rebuilt[key] = position }
+        index = rebuilt
+    }
+
     package subscript(key: String) -> JSONValue? {
         get {
-            guard let index = keys.lastIndex(of: key) else { return nil }
-            return values[index]
+            guard let position = position(of: key) else { return nil }
+            return values[position]
         }
         set {
-            if let index = keys.lastIndex(of: key) {
+            if let position = position(of: key) {
                 if let newValue {
-                    values[index] = newValue
+                    values[position] = newValue
                 } else {
-                    keys.remove(at: index)
-                    values.remove(at: index)
+                    keys.remove(at: position)
+                    values.remove(at: position)
+                    if index != nil { rebuildIndex() }
                 }
             } else if let newValue {
-                keys.append(key)
-                values.append(newValue)
+                appendUnchecked(key, newValue)
             }
         }
     }
@@ -61,6 +90,7 @@ package struct JSONObject: Sendable, Sequence {
 }
 
 extension JSONObject: Hashable {
+    /// Linear for objects of any size: each key of one side is found in the other by its index.
     package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for (key, value) in lhs where rhs[key] != value { return false }

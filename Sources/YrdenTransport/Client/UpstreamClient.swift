@@ -10,9 +10,8 @@ package final class UpstreamClient: Sendable {
     private let channel: any UpstreamChannel
     private let pending: PendingRequests
     private let nextID = Atomic<Int>(1)
-    /// Notifications and the final `closed`, in arrival order.
-    package let events: AsyncStream<UpstreamEvent>
-    private let eventSink: AsyncStream<UpstreamEvent>.Continuation
+    /// Notifications (bounded, list changes coalesced) and the final `closed`.
+    package let events: UpstreamEvents
 
     /// Opens the channel with `open`, wiring its inbound side to this client.
     package init(
@@ -22,19 +21,18 @@ package final class UpstreamClient: Sendable {
         throws(UpstreamError)
     {
         let pending = PendingRequests()
-        let (events, continuation) = AsyncStream.makeStream(of: UpstreamEvent.self)
+        let events = UpstreamEvents(log: log)
         let replies = ChannelSlot()
         let handler = UpstreamChannelHandler(
             frame: { frame in
-                Self.receive(frame, pending: pending, events: continuation, replyChannel: replies, log: log)
+                Self.receive(frame, pending: pending, events: events, replyChannel: replies, log: log)
             },
             requestFailed: { id, error in
                 if case .int(let id) = id { pending.fail(id, with: error) }
             },
             closed: { error in
                 pending.failAll(with: error)
-                continuation.yield(.closed(error))
-                continuation.finish()
+                events.finish(error)
             },
             log: log
         )
@@ -43,7 +41,6 @@ package final class UpstreamClient: Sendable {
         self.channel = channel
         self.pending = pending
         self.events = events
-        self.eventSink = continuation
     }
 
     /// Sends a request and waits for its answer. An upstream JSON-RPC error is a `.failure` value; only the
@@ -77,6 +74,12 @@ package final class UpstreamClient: Sendable {
                         onProgress: options.onProgress
                     )
                     pending.register(id, entry)
+                    // Cancelled before it was registered: the cancellation handler found nothing to fail,
+                    // and a request nobody waits for is not sent at all.
+                    if Task.isCancelled {
+                        pending.fail(id, with: UpstreamError(.cancelled, "request cancelled: the client went away"))
+                        return
+                    }
                     do throws(UpstreamError) {
                         try channel.send(frame)
                     } catch {
@@ -126,15 +129,14 @@ package final class UpstreamClient: Sendable {
         pending.failAll(with: error)
         await channel.close()
         // A channel closed from this side does not report it; whoever follows `events` still must hear the end.
-        eventSink.yield(.closed(error))
-        eventSink.finish()
+        events.finish(error)
     }
 
     /// Runs on the channel's reader thread: decode, then resolve or publish, never wait.
     private static func receive(
         _ frame: [UInt8],
         pending: PendingRequests,
-        events: AsyncStream<UpstreamEvent>.Continuation,
+        events: UpstreamEvents,
         replyChannel: ChannelSlot,
         log: @Sendable (String) -> Void
     ) {
@@ -150,12 +152,13 @@ package final class UpstreamClient: Sendable {
             guard case .int(let id) = response.id else { return }
             pending.resolve(id, with: response.outcome)
         case .notification(let notification):
-            if notification.method == MCPMethod.progress, let params = notification.params,
-                let token = params["progressToken"]?.intValue
-            {
-                pending.progress(token, params: params, now: .now)
+            if notification.method == MCPMethod.progress {
+                // Progress belongs to a request of ours or to nobody; it never queues as an event.
+                if let params = notification.params, let token = params["progressToken"]?.intValue {
+                    pending.progress(token, params: params, now: .now)
+                }
             } else {
-                events.yield(.notification(notification))
+                events.yield(notification)
             }
         case .request(let request):
             // The gateway declares no client capabilities upstream (no sampling, roots or elicitation yet),
