@@ -138,6 +138,16 @@ async def test_an_orphan_that_left_the_group_is_adopted_and_reaped(gateway):
         stop_quietly([detached])
 
 
+async def test_an_adopted_orphan_does_not_outlive_the_gateway(gateway):
+    markers = (*TREE_MARKERS, "yrden-tree-detached")
+    gw = gateway({"mcpServers": {"tree": tree_entry("--detached-leaf", "60")}})
+    pids = await whole_tree(gw, markers)
+
+    assert gw.stop() == 0  # the server ends, its group is killed, the detached helper is adopted
+
+    await expect_tree_gone(None, pids, "SIGTERM of the gateway, with an adopted orphan")
+
+
 async def test_an_exit_is_seen_while_a_grandchild_holds_stdout(gateway):
     gw = gateway({"mcpServers": {"tree": tree_entry()}})
     entry = {"command": "sh", "args": ["-c", "sleep 60 & exit 3"], "reconnect": "never", "timeouts": {"connect": 30}}

@@ -56,6 +56,11 @@ final class ProcessReactor: Sendable {
         }
     }
 
+    /// The process's reactor if one was started; never starts one.
+    static func runningIfStarted() -> ProcessReactor? {
+        current.withLock { $0 }
+    }
+
     private init() throws(UpstreamError) {
         epollFD = yrden_epoll_create()
         wakeFD = yrden_eventfd()
@@ -73,6 +78,7 @@ final class ProcessReactor: Sendable {
             throw error
         }
         _ = yrden_become_child_subreaper()
+        Self.endChildrenWhenTheProcessExits()
         after(Self.sweepInterval) { [self] in periodicSweep() }
     }
 
@@ -139,6 +145,11 @@ final class ProcessReactor: Sendable {
     /// the pid first. Reactor thread only.
     func own(_ pid: pid_t, reap: @escaping Job) {
         state.withLock { $0.owners[pid] = reap }
+    }
+
+    /// The children that have an owner and have not been reaped yet.
+    func ownedProcessIDs() -> [pid_t] {
+        state.withLock { Array($0.owners.keys) }
     }
 
     /// The owner has reaped `pid`. Reactor thread only.
