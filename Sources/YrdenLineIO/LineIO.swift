@@ -58,10 +58,22 @@ package final class LineWriter: Sendable {
 
 /// Reads a file descriptor with blocking reads until end of file and hands over each line without its
 /// terminator ("\n" or "\r\n"). Blank lines are skipped; a last line without "\n" still counts.
+///
+/// A line longer than `maxLineBytes` is not kept: `oversized` is told once, the rest of that line is read and
+/// dropped, and reading goes on with the next line. So one peer that never sends a newline cannot grow memory.
 package enum LineReader {
-    package static func readLines(fileDescriptor: Int32, _ body: (ArraySlice<UInt8>) -> Void) {
+    /// As large as the HTTP endpoint's default body limit: one message, whichever way it comes.
+    package static let defaultMaxLineBytes = 16 * 1024 * 1024
+
+    package static func readLines(
+        fileDescriptor: Int32,
+        maxLineBytes: Int = defaultMaxLineBytes,
+        oversized: (Int) -> Void = { _ in },
+        _ body: (ArraySlice<UInt8>) -> Void
+    ) {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var pending: [UInt8] = []
+        var discarding = false
         while true {
             let count = chunk.withUnsafeMutableBytes { buffer in
                 systemRead(fileDescriptor, buffer.baseAddress!, buffer.count)
@@ -73,18 +85,33 @@ package enum LineReader {
             if count == 0 { break }
             var start = 0
             for index in 0..<count where chunk[index] == UInt8(ascii: "\n") {
-                if pending.isEmpty {
+                defer { start = index + 1 }
+                if discarding {
+                    discarding = false
+                    continue
+                }
+                let length = pending.count + index - start
+                if length > maxLineBytes {
+                    oversized(length)
+                    pending.removeAll()
+                } else if pending.isEmpty {
                     deliver(chunk[start..<index], body)
                 } else {
                     pending.append(contentsOf: chunk[start..<index])
                     deliver(pending[...], body)
-                    pending.removeAll(keepingCapacity: true)
+                    pending.removeAll(keepingCapacity: pending.count <= chunk.count)
                 }
-                start = index + 1
             }
-            pending.append(contentsOf: chunk[start..<count])
+            guard !discarding else { continue }
+            if pending.count + count - start > maxLineBytes {
+                oversized(pending.count + count - start)
+                pending = []
+                discarding = true
+            } else {
+                pending.append(contentsOf: chunk[start..<count])
+            }
         }
-        deliver(pending[...], body)
+        if !discarding { deliver(pending[...], body) }
     }
 
     private static func deliver(_ line: ArraySlice<UInt8>, _ body: (ArraySlice<UInt8>) -> Void) {

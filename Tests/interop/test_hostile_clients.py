@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import queue
+import subprocess
+import threading
 import time
 from pathlib import Path
 
 import httpx2
+import pytest
 
-from harness import LEGACY_VERSION, Gateway, answer_to, await_until, raw_mcp
+from harness import LEGACY_VERSION, Gateway, answer_to, await_until, clean_env, raw_mcp
 
 BATCH_VERSION = "2025-03-26"
 MAX_BATCH = 1000
@@ -193,3 +197,117 @@ async def test_an_idle_session_ends_at_its_timeout(gateway, yrden):
         print(f"\nidle session (timeout 1 s) ended after {waited:.1f} s")
         gone = await session.post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
         assert gone.status_code == 404, f"HTTP {gone.status_code}: {gone.text[:300]}"
+
+
+# --- yrden stdio: the host's stdin is bounded too ------------------------------------------------------------
+
+
+class StdioGateway:
+    """``yrden stdio`` driven with raw lines; stdout is read by a thread into a queue."""
+
+    def __init__(self, yrden: Path, config_file: Path):
+        self.proc = subprocess.Popen(
+            [str(yrden), "stdio", "--config", str(config_file)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=clean_env(),
+        )
+        self.lines: queue.Queue[dict] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(json.loads(line))
+
+    def send(self, message: dict | bytes) -> None:
+        assert self.proc.stdin is not None
+        data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def next_answer(self, timeout: float = 20) -> dict:
+        """The next message with an id (a response); notifications are skipped."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            if "id" in message:
+                return message
+
+    def request(self, id: int | str, method: str, params: dict | None = None) -> dict:
+        self.send({"jsonrpc": "2.0", "id": id, "method": method, "params": params or {}})
+        return self.next_answer()
+
+    def close(self) -> None:
+        if self.proc.stdin and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def stdio_gateway(yrden: Path, tmp_path: Path):
+    started: list[StdioGateway] = []
+
+    def start(config: dict) -> StdioGateway:
+        config_file = tmp_path / f"stdio{len(started)}.json"
+        config_file.write_text(json.dumps(config))
+        gw = StdioGateway(yrden, config_file)
+        started.append(gw)
+        initialized = gw.request(0, "initialize", {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+        assert "result" in initialized, initialized
+        gw.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return gw
+
+    yield start
+    for gw in started:
+        gw.close()
+
+
+def test_a_stdio_line_longer_than_16_mib_is_dropped_without_holding_it(stdio_gateway):
+    gw = stdio_gateway({"mcpServers": {}})
+    baseline = rss_mib(gw.proc.pid)
+    peak = baseline
+    chunk = b"x" * MIB
+    for _ in range(64):  # a 64 MiB line, four times the limit
+        gw.send(chunk)
+        peak = max(peak, rss_mib(gw.proc.pid))
+    gw.send(b"\n")
+    refused = gw.next_answer()
+    after_ping = gw.request("after", "ping")
+    print(f"\n64 MiB stdio line: RSS MiB {baseline:.0f} -> peak {peak:.0f}")
+    assert refused["id"] is None and refused["error"]["code"] == -32600, refused
+    assert "longer than" in refused["error"]["message"], refused
+    assert after_ping == {"jsonrpc": "2.0", "id": "after", "result": {}}
+    assert peak < baseline + 48, f"RSS grew from {baseline:.0f} to {peak:.0f} MiB for one line"
+
+
+def test_stdio_requests_past_the_in_flight_bound_are_refused_at_once(stdio_gateway, yrden):
+    gw = stdio_gateway(demo_only(yrden))
+    deadline = time.monotonic() + 20
+    while not any(t["name"] == "demo__slow" for t in gw.request("list", "tools/list")["result"]["tools"]):
+        assert time.monotonic() < deadline, "demo__slow never appeared"
+        time.sleep(0.1)
+    slots = 128
+    for i in range(slots + 2):
+        gw.send({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "demo__slow", "arguments": {"seconds": 60, "steps": 1}}})
+    refused = [gw.next_answer(timeout=20), gw.next_answer(timeout=20)]
+    assert sorted(r["id"] for r in refused) == [slots, slots + 1], refused
+    assert all("too many requests in flight" in r["error"]["message"] for r in refused), refused
+    # Notifications still get through while every slot is taken: cancelling a call frees its slot.
+    gw.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 0, "reason": "test"}})
+    deadline = time.monotonic() + 20
+    for attempt in range(1000):
+        gw.send({"jsonrpc": "2.0", "id": f"ping-{attempt}", "method": "ping"})
+        answer = gw.next_answer()
+        while answer["id"] == 0:  # the cancelled call, if it is answered at all
+            answer = gw.next_answer()
+        if "result" in answer:
+            break
+        assert time.monotonic() < deadline, f"no slot came free after the cancellation: {answer}"
+        time.sleep(0.05)
+    assert answer == {"jsonrpc": "2.0", "id": f"ping-{attempt}", "result": {}}

@@ -68,14 +68,8 @@ extension MCPEndpoint {
             status: 200,
             headers: SSE.headers,
             body: .stream { writer in
-                let (related, continuation) = AsyncStream.makeStream(of: JSONRPCMessage.self)
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await message in related { try? await writer.write(SSE.event(message)) }
-                    }
-                    let response = await gateway.handle(call, session: session, related: { continuation.yield($0) })
-                    continuation.yield(.response(response))
-                    continuation.finish()
+                await RelatedMessageRelay.run(write: { try? await writer.write(SSE.event($0)) }) { related in
+                    await gateway.handle(call, session: session, related: related)
                 }
             }
         )

@@ -22,10 +22,12 @@ package struct StdioEndpoint: Sendable {
     /// Serves until stdin closes, then ends the session and returns.
     package func run() async {
         let stdout = LineWriter(fileDescriptor: STDOUT_FILENO)
-        let (lines, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        let (lines, feed) = LineStream.makeStream()
         let reader = Thread {
-            LineReader.readLines(fileDescriptor: STDIN_FILENO) { continuation.yield(Array($0)) }
-            continuation.finish()
+            LineReader.readLines(fileDescriptor: STDIN_FILENO, oversized: { feed.yield(.oversized(bytes: $0)) }) {
+                feed.yield(.line(Array($0)))
+            }
+            feed.finish()
         }
         reader.name = "yrden-stdio-in"
         reader.start()
@@ -39,10 +41,20 @@ struct StdioConnection: Sendable {
     let gateway: Gateway
     let output: @Sendable (JSONRPCMessage) -> Void
 
-    func serve(_ lines: AsyncStream<[UInt8]>) async {
+    /// The answer to a line longer than the reader keeps: its id is unknown, as for unparseable JSON.
+    static let oversized = JSONRPCError.invalidRequest(
+        "message longer than \(LineReader.defaultMaxLineBytes) bytes dropped without being parsed; "
+            + "send smaller messages"
+    )
+
+    func serve(_ lines: some AsyncSequence<LineInput, Never>, slots: RequestSlots = RequestSlots()) async {
         var session: DownstreamSession?
         await withDiscardingTaskGroup { group in
-            for await line in lines {
+            for await input in lines {
+                guard case .line(let line) = input else {
+                    output(.response(JSONRPCResponse(id: nil, error: Self.oversized)))
+                    continue
+                }
                 let body: JSONRPCBody
                 do throws(JSONRPCError) {
                     body = try JSONRPCBody.decode(line)
@@ -85,8 +97,13 @@ struct StdioConnection: Sendable {
                         )
                         continue
                     }
+                    guard slots.take() else {
+                        output(.response(JSONRPCResponse(id: request.id, error: slots.busy)))
+                        continue
+                    }
                     group.addTask {
                         output(.response(await gateway.handle(request, session: current, related: output)))
+                        slots.release()
                     }
                 case .success(.notification(let notification)):
                     if let current = session { gateway.handle(notification, session: current) }
