@@ -99,8 +99,9 @@ struct ExchangeState {
     mutating func receive(_ piece: UnsafeRawBufferPointer) -> Bool {
         switch phase {
         case .receiving:
-            if body.count + piece.count > maxBodyBytes {
-                discardedBytes = body.count + piece.count
+            // `body.count` never exceeds the limit, so this difference cannot overflow (the sum could).
+            if piece.count > maxBodyBytes - body.count {
+                discardedBytes = body.count.addingSaturated(piece.count)
                 body = []
                 phase = .rejecting(tooLarge())
             } else {
@@ -108,7 +109,7 @@ struct ExchangeState {
             }
             return true
         case .rejecting:
-            discardedBytes += piece.count
+            discardedBytes = discardedBytes.addingSaturated(piece.count)
             return discardedBytes <= maxDiscardBytes
         default:
             return true
@@ -239,8 +240,9 @@ struct ExchangeState {
         return suspended
     }
 
-    /// How much of a refused body is read and discarded before the connection is simply closed.
-    private var maxDiscardBytes: Int { 2 * maxBodyBytes + (1 << 20) }
+    /// How much of a refused body is read and discarded before the connection is simply closed. Saturates: a
+    /// limit near `Int.max` (any value the configuration allows) must not trap here.
+    private var maxDiscardBytes: Int { maxBodyBytes.addingSaturated(maxBodyBytes).addingSaturated(1 << 20) }
 
     private func tooLarge() -> HTTPResponse {
         .problem(413, "Payload Too Large", detail: "request body exceeds \(maxBodyBytes) bytes")

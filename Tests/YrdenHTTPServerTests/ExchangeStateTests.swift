@@ -80,6 +80,37 @@ import Testing
         #expect(!accepted)
     }
 
+    /// The largest limit a configuration can hold: the body-size checks must not overflow (they trapped, killing
+    /// the process on the first POST).
+    @Test func aLimitOfIntMaxAcceptsBodiesWithoutOverflow() {
+        var state = ExchangeState(maxBodyBytes: .max)
+        #expect(state.begin(declaredLength: .max) == nil)
+        #expect(receive(&state, [1, 2, 3]))
+        guard case .dispatch(let body) = state.finalCall() else {
+            Issue.record("expected a dispatch")
+            return
+        }
+        #expect(body == [1, 2, 3])
+    }
+
+    @Test func aLimitNearIntMaxStillRefusesADeclaredLengthPastIt() {
+        var state = ExchangeState(maxBodyBytes: .max - 1)
+        #expect(state.begin(declaredLength: .max)?.status == nil)
+        #expect(receive(&state, [1, 2]))
+        #expect(state.body.isEmpty)
+        guard case .queue(let response) = state.finalCall() else {
+            Issue.record("expected a queued 413")
+            return
+        }
+        #expect(response.status == 413)
+    }
+
+    @Test func saturatingAdditionStopsAtIntMax() {
+        #expect(Int.max.addingSaturated(1) == .max)
+        #expect((Int.max / 2 + 1).addingSaturated(Int.max / 2 + 1) == .max)
+        #expect(40.addingSaturated(2) == 42)
+    }
+
     @Test func aDeliveredAnswerResumesOnceAndIsQueuedOnTheNextCall() {
         var state = ExchangeState(maxBodyBytes: 10)
         _ = state.finalCall()

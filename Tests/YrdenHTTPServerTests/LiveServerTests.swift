@@ -109,6 +109,18 @@ extension LiveServerTests {
             }
         }
 
+        /// `maxBodyBytes: Int.max` once crashed the process on the first POST (overflow in the size check).
+        @Test func aBodyLimitOfIntMaxServesPosts() async throws {
+            try await withServer(testConfiguration(maxBodyBytes: .max), handler: echoHandler) { server in
+                let port = server.port
+                let response = try await onThread {
+                    try TestConnection(port: port).request("POST", "/echo", body: [UInt8](repeating: 5, count: 3000))
+                }
+                #expect(response.status == 200)
+                #expect(response.body.count == 3000)
+            }
+        }
+
         @Test(arguments: [1, 2])
         func manyConcurrentKeepAliveRequestsAreAllAnsweredCorrectly(threads: Int) async throws {
             var configuration = testConfiguration()
