@@ -28,4 +28,21 @@ static inline struct MHD_OptionItem yrden_mhd_option_notify_completed(
     return item;
 }
 
+/// An option-array entry for `MHD_OPTION_NOTIFY_CONNECTION` (a connection opened or closed), whose function
+/// pointer must travel as `intptr_t`.
+static inline struct MHD_OptionItem yrden_mhd_option_notify_connection(
+    MHD_NotifyConnectionCallback _Nonnull callback,
+    void *_Nullable cls)
+{
+    struct MHD_OptionItem item = { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t) callback, cls };
+    return item;
+}
+
+/// The socket of a connection (`MHD_get_connection_info` is variadic), or -1 when libmicrohttpd gives none.
+static inline int yrden_mhd_connection_fd(struct MHD_Connection *_Nonnull connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
 #endif

@@ -74,6 +74,9 @@ package struct YrdenApplication: Sendable {
             metrics: metrics,
             logger: logger
         )
+        // Every connection is a descriptor: the default soft limit would let one client's slow connections fill it.
+        let openFiles = OpenFileLimit.raiseToHardLimit()
+        logger.debug("open-file limit", metadata: ["before": "\(openFiles.before)", "now": "\(openFiles.after)"])
         let server = try HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.gateway.listenHost,

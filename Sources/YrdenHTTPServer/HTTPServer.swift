@@ -38,9 +38,14 @@ package final class HTTPServer: Service, Sendable {
         try Self.validate(configuration)
         ignoreBrokenPipes
         let socket = try ListenSocket.open(host: configuration.host, port: configuration.port)
-        let core = ServerCore(maxBodyBytes: configuration.maxBodyBytes, logger: logger)
+        let core = ServerCore(
+            maxBodyBytes: configuration.maxBodyBytes,
+            requestTimeout: configuration.requestTimeout,
+            logger: logger
+        )
         do {
             core.attach(try MHDDaemon.start(configuration: configuration, socket: socket, core: core))
+            core.connections.start()
         } catch {
             close(socket.descriptor)
             throw error
@@ -123,6 +128,7 @@ package final class HTTPServer: Service, Sendable {
         try check(configuration.threadPoolSize >= 1, "threadPoolSize must be at least 1")
         try check(configuration.maxBodyBytes >= 0, "maxBodyBytes must not be negative")
         try check(configuration.connectionTimeout >= 0, "connectionTimeout must not be negative")
+        try check(configuration.requestTimeout > .zero, "requestTimeout must be positive")
         try check(configuration.connectionLimit >= 1, "connectionLimit must be at least 1")
     }
 }

@@ -17,10 +17,14 @@ package struct HTTPServerConfiguration: Sendable {
     package var threadPoolSize: Int
     /// The largest request body accepted. Bigger bodies are answered 413 without being buffered.
     package var maxBodyBytes: Int
-    /// Seconds of inactivity after which libmicrohttpd closes a connection (`0` never closes). Suspended
-    /// connections (a handler still running, an idle stream) do not time out.
+    /// Seconds of inactivity after which libmicrohttpd closes a connection (`0` never closes): a client that
+    /// stops reading its answer. Suspended connections (a handler still running, an idle stream) do not time out.
     package var connectionTimeout: Int
-    /// The most connections served at once; libmicrohttpd stops accepting beyond it.
+    /// How long a connection may wait for a complete request: from being opened or its last answer, through
+    /// headers and body. Idle keep-alive connections and clients that trickle bytes in are closed past it.
+    package var requestTimeout: Duration
+    /// The most connections served at once; libmicrohttpd stops accepting beyond it (they wait in the listen
+    /// backlog). Lowered at start to what the open-file limit leaves room for (see `OpenFileLimit`).
     package var connectionLimit: Int
 
     package init(
@@ -29,13 +33,15 @@ package struct HTTPServerConfiguration: Sendable {
         threadPoolSize: Int = HTTPServerConfiguration.activeCores,
         maxBodyBytes: Int = 16 << 20,
         connectionTimeout: Int = 60,
-        connectionLimit: Int = 1024
+        requestTimeout: Duration = .seconds(30),
+        connectionLimit: Int = 32_768
     ) {
         self.host = host
         self.port = port
         self.threadPoolSize = threadPoolSize
         self.maxBodyBytes = maxBodyBytes
         self.connectionTimeout = connectionTimeout
+        self.requestTimeout = requestTimeout
         self.connectionLimit = connectionLimit
     }
 

@@ -12,7 +12,8 @@ struct ListenSocket {
     let isIPv6: Bool
 
     /// Creates, binds and listens. `host` must be a numeric IPv4 or IPv6 address; `"::"` also accepts IPv4.
-    static func open(host: String, port: Int, backlog: Int32 = 1024) throws -> ListenSocket {
+    /// The backlog holds connections past the connection limit; the kernel caps it at `net.core.somaxconn`.
+    static func open(host: String, port: Int, backlog: Int32 = 65_535) throws -> ListenSocket {
         guard (0...65535).contains(port) else {
             throw HTTPServerError.invalidConfiguration("port \(port) is outside 0...65535")
         }

@@ -15,6 +15,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         let exchange = Exchange(connection: ConnectionHandle(raw: connection), maxBodyBytes: core.maxBodyBytes)
         conCls.pointee = Unmanaged.passRetained(exchange).toOpaque()
         if let refusal = exchange.begin(declaredLength: MHDRequest.declaredLength(connection)) {
+            core.connections.requestHandedOver(connection)
             return MHDResponse.queue(refusal, on: connection, for: exchange)
         }
         return .YES
@@ -28,6 +29,8 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         return exchange.receive(piece) ? .YES : .NO
     }
 
+    // From here the request is the server's: no request deadline, and the connection may be suspended.
+    core.connections.requestHandedOver(connection)
     switch exchange.finalCall() {
     case .dispatch(let body):
         // The connection is suspended now; a handler task resumes it once it has answered.
@@ -42,13 +45,25 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 }
 
 /// The end of a request (sent, failed, client gone, daemon stopping): releases the exchange from `*conCls`.
-let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
     guard let cls, let conCls, let context = conCls.pointee else { return }
     conCls.pointee = nil
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { core.connections.requestFinished(connection) }
     let exchange = Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue()
     exchange.complete()
     core.completed(exchange)
+}
+
+/// A connection was accepted or is about to be closed (its socket is still open during the call).
+let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, event in
+    guard let cls, let connection else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if event == .CONNECTION_NOTIFY_STARTED {
+        core.connections.opened(connection, socket: yrden_mhd_connection_fd(connection))
+    } else if event == .CONNECTION_NOTIFY_CLOSED {
+        core.connections.closed(connection)
+    }
 }
 
 /// Pulls the next bytes of a streamed body; suspends the connection while there are none.

@@ -32,8 +32,9 @@ enum MHDDaemon {
                 value: max(0, configuration.connectionTimeout),
                 ptr_value: nil
             ),
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: configuration.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: connectionLimit(configuration), ptr_value: nil),
             yrden_mhd_option_notify_completed(requestCompleted, cls),
+            yrden_mhd_option_notify_connection(connectionNotified, cls),
         ]
         if configuration.threadPoolSize > 1 {
             options.append(
@@ -49,5 +50,11 @@ enum MHDDaemon {
             throw HTTPServerError.daemonStartFailed(host: configuration.host, port: socket.port)
         }
         return DaemonHandle(raw: daemon)
+    }
+
+    /// The configured limit, lowered to what the open-file limit leaves room for: past it, `accept` fails and
+    /// libmicrohttpd would spin on a listen socket it cannot drain.
+    static func connectionLimit(_ configuration: HTTPServerConfiguration) -> Int {
+        min(configuration.connectionLimit, OpenFileLimit.connectionCapacity(openFiles: OpenFileLimit.current))
     }
 }

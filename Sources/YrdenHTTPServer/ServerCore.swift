@@ -50,15 +50,19 @@ final class ServerCore: Sendable {
 
     let maxBodyBytes: Int
     let logger: Logger
-    /// Requests handed over by libmicrohttpd threads, consumed by `HTTPServer.run()`. Unbounded, so a callback
-    /// never waits; requests that arrive before `run()` wait here.
+    /// Every open connection, and the timer that closes those held without a complete request.
+    let connections: ConnectionSweeper
+    /// Requests handed over by libmicrohttpd threads, consumed by `HTTPServer.run()`. Never full, so a callback
+    /// never waits; bounded all the same, since a connection has at most one request with Swift and the connection
+    /// limit bounds connections. Requests that arrive before `run()` wait here.
     let incoming: AsyncStream<IncomingRequest>
     private let continuation: AsyncStream<IncomingRequest>.Continuation
     private let locked = Mutex(Locked())
 
-    init(maxBodyBytes: Int, logger: Logger) {
+    init(maxBodyBytes: Int, requestTimeout: Duration, logger: Logger) {
         self.maxBodyBytes = maxBodyBytes
         self.logger = logger
+        self.connections = ConnectionSweeper(requestTimeout: requestTimeout, logger: logger)
         (incoming, continuation) = AsyncStream.makeStream(of: IncomingRequest.self, bufferingPolicy: .unbounded)
     }
 
@@ -175,6 +179,7 @@ final class ServerCore: Sendable {
             return (locked.daemon, locked.quiescedSocket)
         }
         guard let daemon else { return false }
+        connections.stop()
         MHD_stop_daemon(daemon.raw)
         if socket >= 0 { close(socket) }
         return true

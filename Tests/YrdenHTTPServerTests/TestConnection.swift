@@ -175,6 +175,18 @@ final class TestConnection {
         (try? readToEnd()) != nil
     }
 
+    /// Closes this side for sending only, as a client does that gives up mid-request; reading still works.
+    func shutdownWrite() {
+        _ = shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    /// Whether the server has closed the connection, without waiting: a peek finds the end of stream or an error.
+    func serverHasClosed() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
     private func readLine() throws -> String {
         while true {
             if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {

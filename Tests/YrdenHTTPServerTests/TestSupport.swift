@@ -60,8 +60,17 @@ let testLogger: Logger = {
     return logger
 }()
 
-func testConfiguration(maxBodyBytes: Int = 16 << 20) -> HTTPServerConfiguration {
-    HTTPServerConfiguration(host: "127.0.0.1", port: 0, threadPoolSize: 2, maxBodyBytes: maxBodyBytes)
+func testConfiguration(
+    maxBodyBytes: Int = 16 << 20,
+    requestTimeout: Duration = .seconds(30)
+) -> HTTPServerConfiguration {
+    HTTPServerConfiguration(
+        host: "127.0.0.1",
+        port: 0,
+        threadPoolSize: 2,
+        maxBodyBytes: maxBodyBytes,
+        requestTimeout: requestTimeout
+    )
 }
 
 /// Runs a server on a free loopback port while `body` runs, then shuts it down by cancelling `run()` and waits
