@@ -8,7 +8,7 @@ import YrdenProtocol
 /// - `adminToken` (string; empty or an unset `${VAR}` means no token)
 /// - `clientTokens` (array of strings; when any is set, `/mcp` requires `Authorization: Bearer` with one)
 /// - `allowedOrigins` (array of `scheme://host[:port]`; default none)
-/// - `maxBodyBytes` (integer > 0; default 16 MiB)
+/// - `maxBodyBytes` (integer, 1 to 1 GiB; default 16 MiB)
 /// - `dataDir` (non-empty string)
 /// - `publicURL` (absolute http/https URL)
 /// - `oauthCallback` (`HOST:PORT` on loopback): a listener of its own for OAuth redirects, for a main
@@ -59,7 +59,10 @@ extension ConfigDecoder {
                 }
             }
         }
-        if let bytes = object["maxBodyBytes"]?.integer(in: 1...Int.max, fix: "use a number of bytes greater than 0") {
+        if let bytes = object["maxBodyBytes"]?.integer(
+            in: GatewaySettings.maxBodyBytesRange,
+            fix: "use a number of bytes from 1 to 1073741824 (1 GiB); the default is 16777216 (16 MiB)"
+        ) {
             settings.maxBodyBytes = bytes
         }
         if let count = object["maxSessions"]?.integer(in: 1...1_000_000) {

@@ -4,9 +4,10 @@ import YrdenProtocol
 ///
 /// - `tools`: `{"allow": [names], "deny": [names]}`, both optional; a name in both lists is a problem because
 ///   the intent is unclear.
-/// - `timeouts`: `{"connect", "request", "toolCall"}`, seconds greater than 0; missing ones keep their defaults.
+/// - `timeouts`: `{"connect", "request", "toolCall"}`, seconds from 0.001 to one year; missing ones keep their
+///   defaults.
 /// - `reconnect`: `"never"`, or `{"initialDelay", "maxDelay", "maxAttempts"}` where the delays are seconds,
-///   `maxDelay` is at least `initialDelay`, and `maxAttempts` is at least 1 (absent means unlimited).
+///   `maxDelay` is at least `initialDelay`, and `maxAttempts` is 1 to 1,000,000 (absent means unlimited).
 extension ConfigDecoder {
     static let toolFilterKeys = ["allow", "deny"]
 
@@ -70,8 +71,9 @@ extension ConfigDecoder {
         }
         if let field = object["maxAttempts"] {
             maxAttempts = field.integer(
-                in: 1...Int.max,
-                fix: "use a count of at least 1, leave it out for unlimited, or write \"reconnect\": \"never\""
+                in: 1...ReconnectPolicy.maxAttemptsLimit,
+                fix: "use a count from 1 to \(ReconnectPolicy.maxAttemptsLimit), leave it out for unlimited, or write"
+                    + " \"reconnect\": \"never\""
             )
         }
         return .backoff(initialDelay: initialDelay, maxDelay: maxDelay, maxAttempts: maxAttempts)

@@ -23,10 +23,10 @@ extension ConfigDecoder {
         let args = object["args"]?.stringArray()
         let env = object["env"].map(decodeEnvironment)
         let cwd = object["cwd"]?.nonEmptyString("cwd")
-        let url = object["url"].flatMap(decodeURL)
+        let url = urlField(object).flatMap(decodeURL)
         let headers = object["headers"].map(decodeHeaders)
         let auth = object["auth"].map(decodeAuth)
-        let pinned = object["type"].flatMap(decodeType)
+        let pinned = typeField(object).flatMap(decodeType)
         guard let kind = resolveKind(object, pinned: pinned) else { return nil }
         checkApplicability(object, kind: kind)
         if case .oauth = auth, let headers, headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
@@ -48,10 +48,34 @@ extension ConfigDecoder {
         }
     }
 
+    /// `url`, or Windsurf's `serverUrl`; both at once is a problem (reported once, here or by the caller).
+    func urlField(_ object: ObjectReader) -> JSONReader? {
+        hostAlias(object, key: "url", hostKey: "serverUrl", host: "Windsurf")
+    }
+
+    /// `type`, or Cline's `transportType`, whose values (`stdio`, `sse`, `streamableHttp`) are `type`'s.
+    func typeField(_ object: ObjectReader) -> JSONReader? {
+        hostAlias(object, key: "type", hostKey: "transportType", host: "Cline")
+    }
+
+    private func hostAlias(_ object: ObjectReader, key: String, hostKey: String, host: String) -> JSONReader? {
+        guard let alias = object[hostKey] else { return object[key] }
+        guard object[key] == nil else {
+            if !context.hasProblem(at: alias.path.description) {
+                alias.report(
+                    "\"\(hostKey)\" (\(host)'s name for \"\(key)\") and \"\(key)\" are both set",
+                    fix: "keep only \"\(key)\""
+                )
+            }
+            return object[key]
+        }
+        return alias
+    }
+
     /// The transport the fields ask for, or `nil` after reporting why they do not add up.
     private func resolveKind(_ object: ObjectReader, pinned: TransportKind?) -> TransportKind? {
         let hasCommand = object.contains("command")
-        let hasURL = object.contains("url")
+        let hasURL = urlField(object) != nil
         switch (hasCommand, hasURL) {
         case (true, true):
             object.report(
@@ -69,18 +93,18 @@ extension ConfigDecoder {
         default:
             break
         }
-        guard object.contains("type") else { return hasCommand ? .stdio : .http(fallbackToSSE: true) }
-        guard let pinned, let typeField = object["type"] else { return nil }
-        let typeName = typeField.value.stringValue ?? ""
+        guard let pinField = typeField(object) else { return hasCommand ? .stdio : .http(fallbackToSSE: true) }
+        guard let pinned else { return nil }
+        let typeName = pinField.value.stringValue ?? ""
         if pinned == .stdio, hasURL {
-            typeField.report(
+            pinField.report(
                 "\"type\": \(typeName.quoted) needs \"command\", but the server has \"url\"",
                 fix: "use \"type\": \"http\" or \"sse\" for a remote server, or replace \"url\" with \"command\""
             )
             return nil
         }
         if pinned != .stdio, hasCommand {
-            typeField.report(
+            pinField.report(
                 "\"type\": \(typeName.quoted) needs \"url\", but the server has \"command\"",
                 fix: "use \"type\": \"stdio\" for a local server, or replace \"command\" with \"url\""
             )

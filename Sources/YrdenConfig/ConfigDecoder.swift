@@ -4,7 +4,9 @@ import YrdenProtocol
 ///
 /// Top-level keys:
 /// - `gateway` (object, optional): see ``decodeGateway(_:)``.
-/// - `mcpServers` (object, optional): server id → server entry, see ``decodeServer(id:_:separator:)``.
+/// - `mcpServers` (object, optional): server id → server entry, see ``decodeServer(id:_:separator:)``; a file
+///   with VS Code's `servers` instead is read the same way.
+/// - Hosts' own top-level keys (``HostKeys/topLevel``) are accepted; the ones without a use here get a notice.
 ///
 /// The decoder never stops early: a value that is wrong is reported and replaced by its default, so the
 /// sections after it are still checked. Whether the result may be used is decided by the caller, from
@@ -23,13 +25,28 @@ struct ConfigDecoder {
             )
             return GatewayConfig()
         }
-        guard let object = root.object(known: Self.topLevelKeys) else { return GatewayConfig() }
+        guard let object = root.object(known: Self.topLevelKeys, hostKeys: .topLevel) else { return GatewayConfig() }
         let gateway = object["gateway"].map(decodeGateway) ?? GatewaySettings()
-        let servers = object["mcpServers"].map { decodeServers($0, separator: gateway.toolSeparator) } ?? []
+        let servers = serversSection(object).map { decodeServers($0, separator: gateway.toolSeparator) } ?? []
         return GatewayConfig(gateway: gateway, servers: servers)
     }
 
-    /// Every entry of `mcpServers`, in document order; entries with problems are left out.
+    /// `mcpServers`, or VS Code's `servers` in a file that has only that; both at once is a problem, since
+    /// which one the operator edits is anybody's guess.
+    func serversSection(_ object: ObjectReader) -> JSONReader? {
+        guard let vsCode = object["servers"] else { return object["mcpServers"] }
+        guard object["mcpServers"] == nil else {
+            vsCode.report(
+                "the file has both \"servers\" (VS Code's name) and \"mcpServers\"",
+                fix: "move the entries of \"servers\" into \"mcpServers\" and remove \"servers\""
+            )
+            return object["mcpServers"]
+        }
+        return vsCode
+    }
+
+    /// Every server entry, in document order; entries with problems are left out. An entry whose only trouble
+    /// is an unresolved `${...}` is kept, carrying it (see ``UnresolvedReference``).
     func decodeServers(_ reader: JSONReader, separator: String) -> [ServerSpec] {
         guard let entries = reader.entries() else { return [] }
         var servers: [ServerSpec] = []
@@ -37,7 +54,11 @@ struct ConfigDecoder {
         for (id, entry) in entries {
             let idFinding = ConfigRules.checkServerID(id, separator: separator)
             if let idFinding { entry.report(idFinding) }
-            guard let server = decodeServer(id: id, entry, separator: separator), idFinding == nil else { continue }
+            let (decoded, unresolved) = context.collectingUnresolved {
+                decodeServer(id: id, entry, separator: separator)
+            }
+            guard var server = decoded, idFinding == nil else { continue }
+            server.unresolved = unresolved
             if let owner = prefixOwners[server.prefix] {
                 let path = entry.value["prefix"] == nil ? entry.path : entry.path.appending(key: "prefix")
                 context.report(

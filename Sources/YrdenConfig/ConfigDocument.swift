@@ -7,8 +7,12 @@ import YrdenProtocol
 /// expands to, and keeps the operator's key order. Decoding always goes through ``decoded(environment:source:)``,
 /// the same path ``ConfigLoader`` uses, so an edited document is judged exactly like a file.
 package struct ConfigDocument: Sendable, Hashable {
-    /// The top-level object, as written.
+    /// The top-level object, as written, except that VS Code's `servers` is held as `mcpServers` (see
+    /// ``writtenServersKey``), so everything that reads or edits the document finds the servers in one place.
     package internal(set) var root: JSONObject
+    /// The key the file holds its servers under: `mcpServers`, or `servers` for a VS Code `mcp.json`, which
+    /// ``serialized()`` writes back so the host can still read the file.
+    package internal(set) var writtenServersKey = Self.serversKey
 
     /// A document with these top-level members; `ConfigDocument()` is the empty config `{}`.
     package init(_ root: JSONObject = JSONObject()) {
@@ -34,6 +38,17 @@ package struct ConfigDocument: Sendable, Hashable {
             throw ConfigError(source: source, problems: context.problems)
         }
         self.root = root
+        if root[Self.serversKey] == nil, root[Self.vsCodeServersKey] != nil {
+            self.root = Self.renamingKey(Self.vsCodeServersKey, to: Self.serversKey, in: root)
+            writtenServersKey = Self.vsCodeServersKey
+        }
+    }
+
+    static let vsCodeServersKey = "servers"
+
+    /// `object` with `key` renamed, in place so the file keeps its order.
+    static func renamingKey(_ key: String, to newKey: String, in object: JSONObject) -> JSONObject {
+        JSONObject(object.map { ($0.key == key ? newKey : $0.key, $0.value) })
     }
 
     /// ``GatewayConfig/embeddedDefaultJSON`` as a document, for a gateway started without a config file.
@@ -50,7 +65,24 @@ package struct ConfigDocument: Sendable, Hashable {
     ///
     /// Throws every problem found, with `source` as the ``ConfigError/source``.
     package func decoded(environment: [String: String], source: String) throws(ConfigError) -> GatewayConfig {
+        try checked(environment: environment, source: source).config
+    }
+
+    /// ``decoded(environment:source:)``, plus the notices: hosts' keys that are ignored or read as Yrden keys,
+    /// which do not stop the file from loading but which an operator checking it should see.
+    package func checked(
+        environment: [String: String],
+        source: String
+    ) throws(ConfigError) -> (config: GatewayConfig, notices: [ConfigProblem]) {
         let context = DecodingContext(environment: environment)
+        if writtenServersKey != Self.serversKey {
+            context.notice(
+                JSONPath.root.appending(key: writtenServersKey),
+                "\"\(writtenServersKey)\" (VS Code's name) is read as \"mcpServers\"",
+                fix: "nothing to do; problems name its entries mcpServers.<id>, and changes are saved under"
+                    + " \"\(writtenServersKey)\""
+            )
+        }
         var config = ConfigDecoder(context: context).decodeDocument(json)
         EnvironmentOverrides.apply(to: &config.gateway, environment: environment, context: context)
         let settled = !context.hasProblem(at: "gateway.listen") && !context.hasProblem(at: "gateway.adminToken")
@@ -60,11 +92,13 @@ package struct ConfigDocument: Sendable, Hashable {
         guard context.problems.isEmpty else {
             throw ConfigError(source: source, problems: context.problems)
         }
-        return config
+        return (config, context.notices)
     }
 
-    /// The document as indented JSON with a trailing newline, ready to be written back to the file.
+    /// The document as indented JSON with a trailing newline, ready to be written back to the file, with its
+    /// servers under the key the file had.
     package func serialized() -> [UInt8] {
-        json.prettySerialized()
+        guard writtenServersKey != Self.serversKey else { return json.prettySerialized() }
+        return JSONValue.object(Self.renamingKey(Self.serversKey, to: writtenServersKey, in: root)).prettySerialized()
     }
 }

@@ -22,6 +22,15 @@ package enum ConfigLoader {
         try loadDocument(path: path).decoded(environment: environment, source: path)
     }
 
+    /// Reads, decodes and validates the file at `path` for `yrden check-config`: the config, and the notices
+    /// about hosts' keys that a running gateway would not act on.
+    package static func check(
+        path: String,
+        environment: [String: String]
+    ) throws(ConfigError) -> (config: GatewayConfig, notices: [ConfigProblem]) {
+        try loadDocument(path: path).checked(environment: environment, source: path)
+    }
+
     /// Reads the file at `path` as a document to edit and write back, without decoding it; the file's path is
     /// the ``ConfigError/source``.
     package static func loadDocument(path: String) throws(ConfigError) -> ConfigDocument {

@@ -10,6 +10,8 @@ import YrdenProtocol
 ///   to the closing `}` (the shell's `:-`).
 /// - `$$` is one literal `$`.
 /// - Any other `$` stays as it is, so passwords and prices need no escaping; only `${` starts a reference.
+/// - Hosts' spellings: `${env:NAME}` (VS Code, Cursor, Windsurf) is `${NAME}`; `${input:ID}` (a VS Code prompt)
+///   cannot be resolved here and says so (see ``HostVariables``).
 ///
 /// `NAME` is letters, digits and `_`, not starting with a digit. The environment comes in as a dictionary so
 /// that tests and the CLI decide what the config sees, not the process.
@@ -64,6 +66,8 @@ enum EnvironmentExpansion {
         environment: [String: String],
         unsetIsEmpty: Bool
     ) -> Result<String, Finding> {
+        if body.hasPrefix(HostVariables.inputPrefix) { return .failure(HostVariables.inputPrompt(body)) }
+        let body = HostVariables.strippingEnvPrefix(body)
         let name: Substring
         let fallback: Substring?
         if let marker = body.firstRange(of: ":-") {
@@ -82,19 +86,14 @@ enum EnvironmentExpansion {
                 )
             )
         }
-        let value = environment[String(name)]
+        let value = environment[String(name)] ?? HostVariables.standIn(for: String(name), environment: environment)
         if let fallback {
             if let value, !value.isEmpty { return .success(value) }
             return .success(String(fallback))
         }
         if let value { return .success(value) }
         if unsetIsEmpty { return .success("") }
-        return .failure(
-            Finding(
-                message: "environment variable \(name) is not set",
-                fix: "export it or write ${\(name):-default}"
-            )
-        )
+        return .failure(HostVariables.unset(String(name)))
     }
 
     static func isValidName(_ name: Substring) -> Bool {

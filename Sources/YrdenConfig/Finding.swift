@@ -5,6 +5,10 @@
 struct Finding: Error, Hashable, Sendable {
     var message: String
     var fix: String
+    /// Set when the finding is a `${...}` reference that cannot be resolved where the gateway runs (an unset
+    /// variable, a host's input prompt), rather than a mistake in the text: a server entry with only such
+    /// findings is kept, shown as failed, instead of failing the whole file.
+    var unresolvedReference: String? = nil
 }
 
 extension JSONReader {

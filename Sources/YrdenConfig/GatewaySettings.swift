@@ -31,6 +31,8 @@ package struct GatewaySettings: Sendable, Hashable {
     package static let defaultListenPort = 8750
     package static let defaultToolSeparator = "__"
     package static let defaultMaxBodyBytes = 16 * 1024 * 1024
+    /// A body is held in memory whole, so the limit stays far below what any size arithmetic could overflow.
+    package static let maxBodyBytesRange = 1...(1024 * 1024 * 1024)
     package static let defaultMaxSessions = 10_000
     package static let defaultSessionIdleTimeout: Duration = .seconds(900)
 

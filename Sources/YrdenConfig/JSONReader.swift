@@ -29,6 +29,8 @@ struct JSONReader {
     }
 
     /// The string with `${VAR}` expanded. With `unsetIsEmpty`, an unset variable expands to `""` silently.
+    /// Inside a server entry, a reference that cannot be resolved is collected by the context (see
+    /// ``DecodingContext``) and the text as written is returned.
     func string(unsetIsEmpty: Bool = false) -> String? {
         guard case .string(let raw) = value else {
             mismatch(expected: "a string")
@@ -39,6 +41,12 @@ struct JSONReader {
             environment: context.environment,
             unsetIsEmpty: unsetIsEmpty
         )
+        if !findings.isEmpty, findings.allSatisfy({ $0.unresolvedReference != nil }),
+            context.deferUnresolved(findings, at: path)
+        {
+            // The server will not start, so the value is never used; the text as written stands in for it.
+            return raw
+        }
         for finding in findings { report(finding) }
         return findings.isEmpty ? text : nil
     }
@@ -65,39 +73,51 @@ struct JSONReader {
         return flag
     }
 
+    /// A whole number within `range`. A number outside it, however large (`9223372036854775807`, `1e30`), is
+    /// reported naming the field and the range, so that no later arithmetic on it can overflow.
     func integer(in range: ClosedRange<Int>, fix: String? = nil) -> Int? {
-        guard value.doubleValue != nil else {
+        guard let number = value.doubleValue else {
             mismatch(expected: "a number")
             return nil
         }
-        guard let number = value.intValue else {
-            report("expected a whole number, found \(value.jsonText)", fix: "write a whole number")
+        let rangeFix = fix ?? "use a whole number from \(range.lowerBound) to \(range.upperBound)"
+        guard number.isFinite, number == number.rounded() else {
+            report("expected a whole number, found \(value.jsonText)", fix: rangeFix)
             return nil
         }
-        guard range.contains(number) else {
+        guard let whole = value.intValue, range.contains(whole) else {
             report(
-                "\(number) is out of range",
-                fix: fix ?? "use a value from \(range.lowerBound) to \(range.upperBound)"
+                "\(fieldName) \(value.jsonText) is out of range (\(range.lowerBound) to \(range.upperBound))",
+                fix: rangeFix
             )
             return nil
         }
-        return number
+        return whole
+    }
+
+    /// What a problem calls this value: the key it sits under (`maxBodyBytes`), or "the value" for an array item.
+    var fieldName: String {
+        if case .key(let key) = path.components.last { return key }
+        return "the value"
     }
 
     /// The longest duration a config may state; far beyond any sensible timeout, and far from overflowing
     /// `Duration`.
     static let maxSeconds = 31_536_000
+    /// The shortest: one millisecond. Anything shorter rounds to no time at all and would fail every request.
+    static let minSeconds = 0.001
 
-    /// A positive number of seconds, fractions allowed (`0.5`).
+    /// A number of seconds from ``minSeconds`` to ``maxSeconds``, fractions allowed (`0.5`).
     func seconds() -> Duration? {
         guard let number = value.doubleValue else {
             mismatch(expected: "a number of seconds")
             return nil
         }
-        guard number > 0, number <= Double(Self.maxSeconds) else {
+        guard number >= Self.minSeconds, number <= Double(Self.maxSeconds) else {
             report(
-                "\(value.jsonText) seconds is out of range",
-                fix: "use a number of seconds greater than 0 and at most \(Self.maxSeconds) (one year)"
+                "\(fieldName) \(value.jsonText) s is out of range (\(Self.minSeconds) to \(Self.maxSeconds) seconds)",
+                fix:
+                    "use a number of seconds from \(Self.minSeconds) (one millisecond) to \(Self.maxSeconds) (one year)"
             )
             return nil
         }
@@ -120,13 +140,13 @@ struct JSONReader {
         array()?.compactMap { $0.string() }
     }
 
-    /// An object with a fixed set of keys; unknown and duplicate keys are reported.
-    func object(known keys: [String]) -> ObjectReader? {
+    /// An object with a fixed set of keys; unknown and duplicate keys are reported, hosts' keys accepted.
+    func object(known keys: [String], hostKeys: HostKeys = .none) -> ObjectReader? {
         guard case .object(let object) = value else {
             mismatch(expected: "an object")
             return nil
         }
-        return ObjectReader(object: object, reader: self, known: keys)
+        return ObjectReader(object: object, reader: self, known: keys, hostKeys: hostKeys)
     }
 
     /// An object used as a map (server ids, environment, headers): any key, each once, in document order.
@@ -163,8 +183,9 @@ struct JSONReader {
 
 /// An object with a fixed set of keys, read key by key.
 ///
-/// Unknown keys are reported once when the reader is made, with a suggestion when a known key is close. A key
-/// whose value is `null` counts as absent, the way optional fields usually read in hand-written JSON.
+/// Unknown keys are reported once when the reader is made, with a suggestion when a known key is close; hosts'
+/// keys (``HostKeys``) are accepted, the ignored ones with a notice. A key whose value is `null` counts as
+/// absent, the way optional fields usually read in hand-written JSON.
 struct ObjectReader {
     let object: JSONObject
     let reader: JSONReader
@@ -172,7 +193,7 @@ struct ObjectReader {
     /// command nor url") can stay quiet about a key the operator has already been told to fix.
     let suggestedKeys: Set<String>
 
-    init(object: JSONObject, reader: JSONReader, known: [String]) {
+    init(object: JSONObject, reader: JSONReader, known: [String], hostKeys: HostKeys = .none) {
         self.object = object
         self.reader = reader
         var seen: Set<String> = []
@@ -181,7 +202,9 @@ struct ObjectReader {
             let child = reader.path.appending(key: key)
             if !seen.insert(key).inserted {
                 JSONReader(value: .null, path: child, context: reader.context).reportDuplicate(key)
-            } else if !known.contains(key) {
+            } else if let message = hostKeys.ignored[key] {
+                reader.context.notice(child, message, fix: HostKeys.fix(for: key))
+            } else if !known.contains(key), !hostKeys.mapped.contains(key) {
                 if let suggestion = KeySuggestion.closest(to: key, among: known) { suggested.insert(suggestion) }
                 let fix = KeySuggestion.keyFix(for: key, among: known)
                 reader.context.report(child, "unknown key \"\(key)\"", fix: fix)

@@ -2,14 +2,13 @@
 ///
 /// A suggestion is offered when a known word is within edit distance 2 (insertions, deletions, substitutions
 /// and swaps of neighbours, ignoring case), or when the word is a name other MCP hosts use for the same thing
-/// (`serverUrl`, `transportType`, …), so a config copied from another host points at the right key.
+/// (`endpoint`, `transport`, …), so a config copied from another host points at the right key. Hosts' keys
+/// that mean exactly a Yrden key (`serverUrl`, `transportType`) are accepted outright (``HostKeys``).
 enum KeySuggestion {
     /// Spellings from other hosts' configs and the key Yrden uses instead.
     private static let aliases: [String: String] = [
-        "serverurl": "url",
         "endpoint": "url",
         "transport": "type",
-        "transporttype": "type",
         "environment": "env",
         "arguments": "args",
         "workingdirectory": "cwd",

@@ -58,4 +58,7 @@ package enum ReconnectPolicy: Sendable, Hashable {
     )
 
     static let keys = ["initialDelay", "maxDelay", "maxAttempts"]
+
+    /// The most attempts a policy may count; beyond it "unlimited" (leaving the key out) says it better.
+    package static let maxAttemptsLimit = 1_000_000
 }

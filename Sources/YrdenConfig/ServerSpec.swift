@@ -12,6 +12,9 @@ package struct ServerSpec: Sendable, Hashable {
     package var reconnect: ReconnectPolicy
     /// A disabled server stays in the config (and the admin API) but is never connected.
     package var disabled: Bool
+    /// `${...}` references in the entry that cannot be resolved where the gateway runs; when any is, the
+    /// server is not started and shows ``configFailure`` instead. The transport then holds the text as written.
+    package var unresolved: [UnresolvedReference]
 
     package init(
         id: String,
@@ -20,7 +23,8 @@ package struct ServerSpec: Sendable, Hashable {
         toolFilter: ToolFilter = ToolFilter(),
         timeouts: Timeouts = Timeouts(),
         reconnect: ReconnectPolicy = .default,
-        disabled: Bool = false
+        disabled: Bool = false,
+        unresolved: [UnresolvedReference] = []
     ) {
         self.id = id
         self.transport = transport
@@ -29,6 +33,14 @@ package struct ServerSpec: Sendable, Hashable {
         self.timeouts = timeouts
         self.reconnect = reconnect
         self.disabled = disabled
+        self.unresolved = unresolved
+    }
+
+    /// Why the server cannot be started as configured, for its failed state; `nil` when it can.
+    package var configFailure: String? {
+        guard let first = unresolved.first else { return nil }
+        let more = unresolved.count > 1 ? " (and \(unresolved.count - 1) more reference(s) like it)" : ""
+        return "\(first)\(more)"
     }
 
     /// The keys a server entry may have, in the order problem messages list them.

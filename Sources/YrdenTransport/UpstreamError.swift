@@ -12,6 +12,8 @@ package struct UpstreamError: Error, Sendable, Hashable, CustomStringConvertible
         case auth
         case cancelled
         case notConnected
+        /// The server's config entry cannot be used where the gateway runs (an unset `${VAR}`); never started.
+        case config
     }
 
     package var kind: Kind

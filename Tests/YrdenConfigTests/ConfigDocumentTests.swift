@@ -75,7 +75,7 @@ enum Document {
     @Test func decodedReportsEveryProblemWithItsPath() throws {
         let document = try Document.parse(
             #"{"gateway": {"toolSeparator": "-"}, "mcpServers": {"a-b": {"url": "https://x"},"#
-                + #" "c": {"command": "${UNSET}"}, "d": {"command": "x", "prefix": "p"}, "e": {"url": "https://y","#
+                + #" "c": {"command": ""}, "d": {"command": "x", "prefix": "p"}, "e": {"url": "https://y","#
                 + #" "prefix": "p"}}, "extra": 1}"#
         )
         let problems = Document.problems { () throws(ConfigError) in

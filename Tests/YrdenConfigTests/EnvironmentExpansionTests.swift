@@ -37,7 +37,8 @@ import Testing
             findings == [
                 Finding(
                     message: "environment variable SEARCH_TOKEN is not set",
-                    fix: "export it or write ${SEARCH_TOKEN:-default}"
+                    fix: "set it where the gateway runs, or write ${SEARCH_TOKEN:-default}",
+                    unresolvedReference: "SEARCH_TOKEN"
                 )
             ]
         )
@@ -78,13 +79,14 @@ import Testing
         #expect(server.prefix == "pre")
     }
 
-    @Test func everyUnsetVariableIsReportedAtItsPath() {
-        let problems = Config.problems(
+    @Test func everyUnsetVariableIsNamedAtItsPath() throws {
+        let config = try Config.decode(
             #"{"mcpServers": {"a": {"command": "x", "args": ["${ONE}", "ok", "${TWO}"]}, "b": {"url": "${THREE}"}}}"#
         )
-        #expect(problems.map(\.path) == ["mcpServers.a.args[0]", "mcpServers.a.args[2]", "mcpServers.b.url"])
+        let unresolved = config.servers.flatMap(\.unresolved)
+        #expect(unresolved.map(\.path) == ["mcpServers.a.args[0]", "mcpServers.a.args[2]", "mcpServers.b.url"])
         #expect(
-            problems.map(\.message) == [
+            unresolved.map(\.message) == [
                 "environment variable ONE is not set",
                 "environment variable TWO is not set",
                 "environment variable THREE is not set",

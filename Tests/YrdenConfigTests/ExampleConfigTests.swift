@@ -21,10 +21,10 @@ import Testing
         )
     }
 
-    @Test func embeddedDefaultNamesTheMissingVariable() {
-        let problems = Config.problems(GatewayConfig.embeddedDefaultJSON)
-        #expect(problems.map(\.path) == ["mcpServers.demo.command"])
-        #expect(problems.first?.message == "environment variable YRDEN_EXECUTABLE is not set")
+    @Test func embeddedDefaultNamesTheMissingVariable() throws {
+        let demo = try #require(try Config.decode(GatewayConfig.embeddedDefaultJSON).server(id: "demo"))
+        #expect(demo.unresolved.map(\.path) == ["mcpServers.demo.command"])
+        #expect(demo.unresolved.first?.message == "environment variable YRDEN_EXECUTABLE is not set")
     }
 
     static let fullExample = """

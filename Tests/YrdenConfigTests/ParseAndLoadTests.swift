@@ -35,12 +35,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let config = try ConfigLoader.load(path: path, environment: ["BIN": "/bin/t"])
         #expect(config.servers.first?.transport == .stdio(command: "/bin/t", args: [], env: [:], cwd: nil))
-        #expect(throws: ConfigError.self) { try ConfigLoader.load(path: path, environment: [:]) }
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(path: path, environment: ["BIN": ""]) }
         do {
-            _ = try ConfigLoader.load(path: path, environment: [:])
+            _ = try ConfigLoader.load(path: path, environment: ["BIN": ""])
         } catch {
             #expect(error.source == path)
-            #expect(error.description.hasPrefix("\(path): mcpServers.t.command: environment variable BIN is not set"))
+            #expect(error.description.hasPrefix("\(path): mcpServers.t.command: command is empty"))
         }
     }
 
@@ -94,7 +94,7 @@ import Testing
         #expect(KeySuggestion.closest(to: "comand", among: keys) == "command")
         #expect(KeySuggestion.closest(to: "Headers", among: keys) == "headers")
         #expect(KeySuggestion.closest(to: "timeout", among: keys) == "timeouts")
-        #expect(KeySuggestion.closest(to: "transportType", among: keys) == "type")
+        #expect(KeySuggestion.closest(to: "transport", among: keys) == "type")
         #expect(KeySuggestion.closest(to: "autoApprove", among: keys) == nil)
         #expect(KeySuggestion.closest(to: "ab", among: keys) == nil)
     }

@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func keyNamesFromOtherHostsPointAtOurs() {
-        let problems = Config.serverProblems(#"{"serverUrl": "https://x.example/mcp"}"#)
+        let problems = Config.serverProblems(#"{"endpoint": "https://x.example/mcp"}"#)
         #expect(problems.first?.fix.hasPrefix(#"did you mean "url"?"#) == true)
     }
 

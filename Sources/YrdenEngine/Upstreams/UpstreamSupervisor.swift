@@ -19,6 +19,13 @@ struct UpstreamSupervisor: Sendable {
     static let missedPingsBeforeReconnect = 3
 
     func run() async {
+        if let failure = spec.configFailure {
+            // Starting it would only fail later and less clearly (a request without its token); it stays
+            // failed until its config or the gateway's environment changes.
+            gateway.publish(spec.id) { $0.state = .failed(UpstreamError(.config, failure), attempt: 1, retryAt: nil) }
+            note(.error, "upstream not started: its config cannot be used", metadata: ["reason": "\(failure)"])
+            return
+        }
         let backoff = Self.backoff(for: spec.reconnect)
         var attempt = 0
         while !Task.isCancelled {
