@@ -39,7 +39,10 @@ package struct YrdenApplication: Sendable {
     func withUpstreamConnector<Result>(_ body: (UpstreamConnector) async throws -> Result) async throws -> Result {
         try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
             let oauth = try OAuthSetup(loaded: loaded, logger: logger).environment(httpClient: httpClient)
-            return try await body(UpstreamConnector(httpClient: httpClient, oauth: oauth))
+            let withheld = WithheldEnvironment(loaded.document.secretVariables)
+            return try await body(
+                UpstreamConnector(httpClient: httpClient, oauth: oauth, withheldEnvironment: withheld)
+            )
         }
     }
 

@@ -41,9 +41,11 @@ enum EnvironmentExpansion {
                 continue
             }
             guard let close = bytes[(index + 2)...].firstIndex(of: UInt8(ascii: "}")) else {
+                // The text is not quoted: it may be a secret (a header or env value).
+                let position = String(decoding: bytes[..<index], as: UTF8.self).count + 1
                 findings.append(
                     Finding(
-                        message: "unterminated \"${\" in \(JSONValue.string(text).jsonText)",
+                        message: "the \"${\" at character \(position) has no closing \"}\"",
                         fix: "close the reference with \"}\", or write \"$$\" for a literal \"$\""
                     )
                 )
@@ -78,9 +80,11 @@ enum EnvironmentExpansion {
             fallback = nil
         }
         guard isValidName(name) else {
+            // Only the name is quoted: a default may be a secret.
+            let shown = fallback == nil ? "${\(name)}" : "${\(name):-…}"
             return .failure(
                 Finding(
-                    message: "\"${\(body)}\" is not a valid environment reference",
+                    message: "\(shown.quoted) is not a valid environment reference",
                     fix: "write ${NAME} or ${NAME:-default} (NAME is letters, digits and _, not starting with a digit),"
                         + " or \"$$\" for a literal \"$\""
                 )

@@ -59,7 +59,14 @@ import Testing
 
     @Test func unterminatedReferenceIsAFinding() {
         let (_, findings) = expand("abc ${HOME")
-        #expect(findings.first?.message == #"unterminated "${" in "abc ${HOME""#)
+        #expect(findings.first?.message == #"the "${" at character 5 has no closing "}""#)
+    }
+
+    @Test func problemsDoNotQuoteTheValueOrADefault() {
+        let unterminated = expand("sk-live-SECRET ${HOME").1.first?.message ?? ""
+        let badName = expand("sk-live-SECRET ${1X:-default-SECRET}").1.first?.message ?? ""
+        #expect(!unterminated.contains("SECRET") && !badName.contains("SECRET"))
+        #expect(badName.contains("${1X:-…}"))
     }
 
     @Test func everyStringValueExpandsButKeysDoNot() throws {

@@ -99,20 +99,8 @@ package actor ConfigStore {
             }
             root["mcpServers"] = .object(restored)
         }
-        if case .object(var gateway) = root["gateway"], gateway["adminToken"] == .string(ConfigDocument.redactionMark),
-            let stored = document.json["gateway"]?["adminToken"]
-        {
-            gateway["adminToken"] = stored
-            root["gateway"] = .object(gateway)
-        }
-        if case .object(var gateway) = root["gateway"], let sent = gateway["clientTokens"]?.arrayValue,
-            let stored = document.json["gateway"]?["clientTokens"], sent.count == stored.arrayValue?.count
-        {
-            let storedItems = stored.arrayValue ?? []
-            gateway["clientTokens"] = .array(
-                zip(sent, storedItems).map { $0 == .string(ConfigDocument.redactionMark) ? $1 : $0 }
-            )
-            root["gateway"] = .object(gateway)
+        if let gateway = root["gateway"] {
+            root["gateway"] = ConfigDocument.restoringRedactedGateway(gateway, from: document.json["gateway"])
         }
         let next = ConfigDocument(root)
         let config: GatewayConfig
@@ -135,6 +123,7 @@ package actor ConfigStore {
             logger.warning("gateway.\(field) changed in the file; it takes effect after a restart")
         }
         document = next
+        gateway.connector.withheldEnvironment.adopt(next)
         return await gateway.reconcile(to: config.servers)
     }
 
@@ -155,14 +144,13 @@ package actor ConfigStore {
     /// Where a redaction mark is still in `entry` after restoring: a hidden value sent back for a place that
     /// has none stored would otherwise become the literal text `********`.
     static func leftoverRedaction(in entry: JSONValue) -> String? {
-        if let url = entry["url"]?.stringValue, url.contains(ConfigDocument.redactionMark) { return "url" }
+        if ConfigDocument.holdsRedactionMark(entry["url"]) { return "url" }
         for section in ["env", "headers"] {
-            for (key, value) in entry[section]?.objectValue ?? [:] where value == .string(ConfigDocument.redactionMark)
-            {
+            for (key, value) in entry[section]?.objectValue ?? [:] where ConfigDocument.holdsRedactionMark(value) {
                 return "\(section).\(key)"
             }
         }
-        if entry["auth"]?["clientSecret"] == .string(ConfigDocument.redactionMark) { return "auth.clientSecret" }
+        if ConfigDocument.holdsRedactionMark(entry["auth"]?["clientSecret"]) { return "auth.clientSecret" }
         return nil
     }
 
@@ -174,6 +162,7 @@ package actor ConfigStore {
             }
         }
         document = next
+        gateway.connector.withheldEnvironment.adopt(next)
     }
 
     /// The first gateway setting that differs, by its config key.

@@ -54,10 +54,11 @@ final class PipeReader: Sendable {
         }
     }
 
-    /// Reads what is in the pipe now, then closes it; reactor thread only.
+    /// Reads what is in the pipe now, then closes it; reactor thread only. Bounded: a pipe holds at most
+    /// 1 MiB unless raised, and a descendant that keeps writing must not keep this thread here.
     func finish() {
         guard !state.withLock({ $0.closed }) else { return }
-        _ = readAvailable(limit: Int.max)
+        _ = readAvailable(limit: Self.chunksPerWakeup * 4)
         closePipe()
     }
 
