@@ -2,11 +2,12 @@
 ///
 /// Checked without a URL parser on purpose: the questions are narrow (absolute? http or https? a host?), and a
 /// header value with a line break must be refused before it can split a request. Messages quote `shown`, the
-/// value as written in the file, so a token that `${VAR}` put into a URL never reaches a log line.
+/// value as written in the file, so a token that `${VAR}` put into a URL never reaches a log line, and even
+/// then with the credentials written into it redacted (problems reach admin API answers and logs).
 extension ConfigRules {
     /// An absolute `http` or `https` URL with a host.
     static func checkHTTPURL(_ url: String, shown: String? = nil) -> Finding? {
-        let quoted = (shown ?? url).quoted
+        let quoted = ConfigDocument.redactedURL(shown ?? url).quoted
         let fix = "write an absolute http:// or https:// URL, e.g. \"https://example.com/mcp\""
         guard let authority = authority(of: url, schemes: ["http", "https"]) else {
             return Finding(message: "\(quoted) is not an absolute http or https URL", fix: fix)
@@ -23,7 +24,7 @@ extension ConfigRules {
 
     /// A browser origin: `scheme://host[:port]`, nothing after it.
     static func checkOrigin(_ origin: String, shown: String? = nil) -> Finding? {
-        let quoted = (shown ?? origin).quoted
+        let quoted = ConfigDocument.redactedURL(shown ?? origin).quoted
         let fix = "write an origin as scheme://host[:port] with no path, e.g. \"http://localhost:3000\""
         guard let separator = origin.firstRange(of: "://"), isScheme(origin[..<separator.lowerBound]) else {
             return Finding(message: "\(quoted) is not an origin", fix: fix)

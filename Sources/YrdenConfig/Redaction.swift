@@ -3,11 +3,17 @@ import YrdenProtocol
 /// Secrets hidden from admin API responses, and put back when a client sends a hidden value back.
 ///
 /// The places that hold secrets: every value of a server's `env` and `headers`, a server's `auth.clientSecret`,
-/// the gateway's `adminToken` and `clientTokens`, and in a server's `url` the password of its user info and credential-like query
-/// parameters. A string there is shown as ``redactionMark`` unless it is empty or holds a
-/// `${VAR}` reference: then the secret lives in the environment and the text is shown as written, which tells
-/// the operator where the value comes from. A client that GETs an entry and PUTs it back unchanged sends the
-/// mark; ``restoringRedacted(_:from:)`` turns it back into the stored value so nothing is lost.
+/// the gateway's `adminToken` and `clientTokens`, and in a server's `url` the password of its user info and
+/// credential-like query parameters. Every value there is a secret, whatever its shape. What is shown keeps
+/// only what says where a value comes from: each `${NAME}` stays, the default of `${NAME:-default}` becomes
+/// `${NAME:-********}`, and every run of literal text becomes ``redactionMark``, so
+/// `postgres://u:pw@${HOST}/db` shows as `********${HOST}********` and `Bearer ${TOKEN}` as `********${TOKEN}`.
+/// A value that is one plain reference is shown as written; the empty string stays empty; any other JSON value
+/// (which the validator refuses) shows as the mark.
+///
+/// A client that GETs an entry and PUTs it back unchanged sends what it was shown: at a secret place, a value
+/// that is the bare mark, or exactly what the stored value shows as, is turned back into the stored value by
+/// ``restoringRedacted(_:from:)``, so nothing is lost. Anything else sent is a new value.
 extension ConfigDocument {
     package static let redactionMark = "********"
 
@@ -21,16 +27,7 @@ extension ConfigDocument {
             case Self.serversKey:
                 return (key, Self.mappingMembers(of: value) { _, entry in Self.redactedEntry(entry) })
             case "gateway":
-                return (
-                    key,
-                    Self.mappingMembers(of: value) { name, item in
-                        switch name {
-                        case "adminToken": Self.redacted(item)
-                        case "clientTokens": item.arrayValue.map { .array($0.map(Self.redacted)) } ?? item
-                        default: item
-                        }
-                    }
-                )
+                return (key, Self.mappingMembers(of: value) { name, item in Self.redactedGatewayItem(name, item) })
             default:
                 return (key, value)
             }
@@ -45,20 +42,30 @@ extension ConfigDocument {
     package static func redactedEntry(_ entry: JSONValue) -> JSONValue {
         mappingMembers(of: entry) { key, value in
             if secretMaps.contains(key) {
-                return mappingMembers(of: value) { _, item in redacted(item) }
+                return mappingMembers(of: value) { _, item in redactedValue(item) }
             }
             if key == "auth" {
-                return mappingMembers(of: value) { name, item in name == "clientSecret" ? redacted(item) : item }
+                return mappingMembers(of: value) { name, item in name == "clientSecret" ? redactedValue(item) : item }
             }
             if key == "url", case .string(let url) = value { return .string(redactedURL(url)) }
             return value
         }
     }
 
-    /// `new` with every ``redactionMark`` at a secret place replaced by what `old` has at that place.
+    private static func redactedGatewayItem(_ name: String, _ item: JSONValue) -> JSONValue {
+        switch name {
+        case "adminToken": redactedValue(item)
+        case "clientTokens": item.arrayValue.map { .array($0.map(redactedValue)) } ?? redactedValue(item)
+        default: item
+        }
+    }
+
+    /// `new` with every value at a secret place that is what the client was shown replaced by what `old` has
+    /// at that place.
     ///
-    /// A mark where `old` has nothing stays, and is then an ordinary (and odd) value. Only values are replaced,
-    /// in place, so key order and anything the validator should see (a repeated key) stay as the client sent.
+    /// A mark where `old` has nothing stays, and is then refused by the store (``holdsRedactionMark(_:)``).
+    /// Only values are replaced, in place, so key order and anything the validator should see (a repeated key)
+    /// stay as the client sent.
     package static func restoringRedacted(_ new: JSONValue, from old: JSONValue?) -> JSONValue {
         guard case .object(var entry) = new, let old else { return new }
         if case .string(let url) = entry["url"], url.contains(redactionMark), case .string(let stored) = old["url"],
@@ -66,12 +73,41 @@ extension ConfigDocument {
         {
             entry["url"] = .string(stored)
         }
-        for (section, key) in secretPlaces(in: entry) where entry[section]?[key] == .string(redactionMark) {
-            guard let previous = old[section]?[key], case .object(var members) = entry[section] else { continue }
+        for (section, key) in secretPlaces(in: entry) {
+            guard let sent = entry[section]?[key], let previous = old[section]?[key],
+                isShownForm(sent, of: previous), case .object(var members) = entry[section]
+            else { continue }
             members[key] = previous
             entry[section] = .object(members)
         }
         return .object(entry)
+    }
+
+    /// The `gateway` section `new` with `adminToken` and each of `clientTokens` put back from `old` where the
+    /// client sent what it was shown.
+    package static func restoringRedactedGateway(_ new: JSONValue, from old: JSONValue?) -> JSONValue {
+        guard case .object(var gateway) = new, let old else { return new }
+        if let sent = gateway["adminToken"], let stored = old["adminToken"], isShownForm(sent, of: stored) {
+            gateway["adminToken"] = stored
+        }
+        if let sent = gateway["clientTokens"]?.arrayValue, let stored = old["clientTokens"]?.arrayValue,
+            sent.count == stored.count
+        {
+            gateway["clientTokens"] = .array(zip(sent, stored).map { isShownForm($0, of: $1) ? $1 : $0 })
+        }
+        return .object(gateway)
+    }
+
+    /// Whether `value` still holds the mark somewhere: a hidden value sent back for a place that has nothing
+    /// stored, which would otherwise be saved as the literal text `********`.
+    package static func holdsRedactionMark(_ value: JSONValue?) -> Bool {
+        value?.stringValue?.contains(redactionMark) == true
+    }
+
+    /// Whether a client sending `sent` for a place holding `stored` sent back what it was shown.
+    private static func isShownForm(_ sent: JSONValue, of stored: JSONValue) -> Bool {
+        guard case .string(let text) = sent, text.contains(redactionMark) else { return false }
+        return text == redactionMark || redactedValue(stored) == sent
     }
 
     /// The secret places an entry has, as (section, key): `("env", "TZ")`, `("auth", "clientSecret")`.
@@ -85,68 +121,31 @@ extension ConfigDocument {
         return places
     }
 
-    /// Query parameters whose names say they carry a credential (`api_key`, `token`, `sig`…).
-    private static let secretQueryWords = ["key", "token", "secret", "password", "auth", "sig", "credential"]
-
-    /// `url` with the password of its user info and the values of credential-like query parameters hidden;
-    /// `${VAR}` references inside them are shown, like everywhere else.
+    /// `url` with the password of its user info and the values of credential-like query parameters redacted
+    /// like any secret value: `${VAR}` references inside them are shown, literal text is not.
     static func redactedURL(_ url: String) -> String {
-        var result = url
-        if let scheme = result.firstRange(of: "://") {
-            let authorityEnd = result[scheme.upperBound...].firstIndex { "/?#".contains($0) } ?? result.endIndex
-            let authority = result[scheme.upperBound..<authorityEnd]
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                let password = String(authority[authority.index(after: colon)..<at])
-                if !password.isEmpty, !referencesEnvironment(password) {
-                    result.replaceSubrange(authority.index(after: colon)..<at, with: redactionMark)
-                }
-            }
-        }
-        guard let question = result.firstIndex(of: "?") else { return result }
-        let fragmentStart = result[question...].firstIndex(of: "#") ?? result.endIndex
-        let parameters = result[result.index(after: question)..<fragmentStart].split(
-            separator: "&",
-            omittingEmptySubsequences: false
-        )
-        let query = parameters.map { parameter -> String in
-            guard let equals = parameter.firstIndex(of: "=") else { return String(parameter) }
-            let name = parameter[..<equals].lowercased()
-            let value = String(parameter[parameter.index(after: equals)...])
-            guard secretQueryWords.contains(where: { name.contains($0) }), !value.isEmpty, !referencesEnvironment(value)
-            else { return String(parameter) }
-            return "\(parameter[..<equals])=\(redactionMark)"
-        }
-        return String(result[...question]) + query.joined(separator: "&") + String(result[fragmentStart...])
+        URLCredentials.mapping(url) { redactedText($0) }
     }
 
-    private static func redacted(_ value: JSONValue) -> JSONValue {
-        guard case .string(let text) = value, !text.isEmpty, !referencesEnvironment(text) else { return value }
-        return .string(redactionMark)
+    /// A secret value as shown.
+    static func redactedValue(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .null: value
+        case .string(let text): .string(redactedText(text))
+        default: .string(redactionMark)
+        }
     }
 
-    /// Whether `text` has a well-formed `${NAME}` or `${NAME:-default}`; `$${` is an escaped `$`, not one.
-    static func referencesEnvironment(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        var index = 0
-        while index + 1 < bytes.count {
-            guard bytes[index] == UInt8(ascii: "$") else {
-                index += 1
-                continue
+    /// Secret text as shown: references kept, their defaults and every run of literal text masked.
+    static func redactedText(_ text: String) -> String {
+        EnvironmentReferences.pieces(of: text).map { piece in
+            switch piece {
+            case .literal: redactionMark
+            case .reference(let name, nil, let spelling): "${\(spelling)\(name)}"
+            case .reference(let name, .some(let fallback), let spelling):
+                "${\(spelling)\(name):-\(fallback.isEmpty ? "" : redactionMark)}"
             }
-            if bytes[index + 1] == UInt8(ascii: "$") {
-                index += 2
-                continue
-            }
-            if bytes[index + 1] == UInt8(ascii: "{"),
-                let close = bytes[(index + 2)...].firstIndex(of: UInt8(ascii: "}"))
-            {
-                let body = String(decoding: bytes[(index + 2)..<close], as: UTF8.self)
-                let name = body.firstRange(of: ":-").map { body[..<$0.lowerBound] } ?? body[...]
-                if EnvironmentExpansion.isValidName(name) { return true }
-            }
-            index += 1
-        }
-        return false
+        }.joined()
     }
 
     /// An object rebuilt with `transform` applied to each member; anything else unchanged.

@@ -1,3 +1,5 @@
+import YrdenProtocol
+
 /// Why a request to an upstream did not get an answer from it.
 ///
 /// This is the transport failing, never the upstream answering with a JSON-RPC error: that answer is data and
@@ -20,11 +22,16 @@ package struct UpstreamError: Error, Sendable, Hashable, CustomStringConvertible
     package var message: String
     package var httpStatus: Int?
 
+    /// `message` is shown by `/healthz`, the admin API and the logs, so the credentials of any URL in it (a
+    /// password in its user info, a `?token=`) are hidden here, whoever wrote the message.
     package init(_ kind: Kind, _ message: String, httpStatus: Int? = nil) {
         self.kind = kind
-        self.message = message
+        self.message = URLCredentials.scrubbing(message, mark: Self.hiddenMark)
         self.httpStatus = httpStatus
     }
+
+    /// What stands in for a hidden credential, as the admin API shows one.
+    package static let hiddenMark = "********"
 
     package var description: String { message }
 }

@@ -27,23 +27,47 @@ import YrdenProtocol
         )
     }
 
-    @Test func environmentValuesAreSecretsUnlessTheyReferToTheEnvironment() {
+    @Test func everyEnvironmentValueIsHiddenWhateverItsShape() {
         let entry: JSONValue = [
             "command": "/bin/server",
             "args": ["--token", "visible-arg"],
             "env": [
-                "TOKEN": "gh-secret", "HOME_DIR": "${HOME}/x", "WITH_DEFAULT": "${PORT:-8080}",
-                "ESCAPED": "$${NOT_A_REF}", "NOT_A_NAME": "${1X}", "COUNT": 3,
+                "TOKEN": "gh-secret", "REF": "${API_KEY}", "HOME_DIR": "${HOME}/x", "WITH_DEFAULT": "${PORT:-8080}",
+                "EMPTY_DEFAULT": "${PORT:-}", "DSN": "postgres://u:SECRET@${HOST}/db", "ESCAPED": "$${NOT_A_REF}",
+                "NOT_A_NAME": "${1X}", "COUNT": 3, "LIST": ["a"], "HOST_SPELLING": "x${env:TOKEN}",
             ],
         ]
         let env = ConfigDocument.redactedEntry(entry)["env"]
         #expect(env?["TOKEN"] == Self.mark)
-        #expect(env?["HOME_DIR"] == "${HOME}/x")
-        #expect(env?["WITH_DEFAULT"] == "${PORT:-8080}")
+        #expect(env?["REF"] == "${API_KEY}", "a plain reference shows where the value comes from")
+        #expect(env?["HOME_DIR"] == "${HOME}********")
+        #expect(env?["WITH_DEFAULT"] == "${PORT:-********}", "a default is literal text")
+        #expect(env?["EMPTY_DEFAULT"] == "${PORT:-}")
+        #expect(env?["DSN"] == "********${HOST}********")
         #expect(env?["ESCAPED"] == Self.mark, "$${ is a literal dollar, so the value is written out in the file")
         #expect(env?["NOT_A_NAME"] == Self.mark)
-        #expect(env?["COUNT"] == 3, "only strings are secrets; a number is a problem for the validator")
+        #expect(env?["COUNT"] == Self.mark)
+        #expect(env?["LIST"] == Self.mark)
+        #expect(env?["HOST_SPELLING"] == "********${env:TOKEN}")
         #expect(ConfigDocument.redactedEntry(entry)["args"] == ["--token", "visible-arg"])
+        #expect(!ConfigDocument.redactedEntry(entry).jsonText.contains("SECRET"))
+    }
+
+    @Test func aMixedValueSentBackAsShownKeepsTheStoredValue() {
+        let stored: JSONValue = [
+            "url": "https://x/mcp",
+            "headers": ["Authorization": "Bearer lit-${TOKEN}", "X-Key": "${KEY:-fallback-secret}"],
+        ]
+        let shown = ConfigDocument.redactedEntry(stored)
+        #expect(shown["headers"]?["Authorization"] == "********${TOKEN}")
+        #expect(ConfigDocument.restoringRedacted(shown, from: stored) == stored)
+
+        var changed = shown.objectValue ?? [:]
+        changed["headers"] = ["Authorization": "********${OTHER}", "X-Key": "${KEY:-new}"]
+        let restored = ConfigDocument.restoringRedacted(.object(changed), from: stored)
+        #expect(restored["headers"]?["Authorization"] == "********${OTHER}", "not what was shown: not restored")
+        #expect(ConfigDocument.holdsRedactionMark(restored["headers"]?["Authorization"]))
+        #expect(restored["headers"]?["X-Key"] == "${KEY:-new}")
     }
 
     @Test func aRepeatedKeyCannotSmuggleASecretOut() throws {
@@ -141,5 +165,65 @@ import YrdenProtocol
             source: "test"
         )
         #expect(document.redacted().json["gateway"]?["clientTokens"] == ["********", "${TOKEN}"])
+    }
+}
+
+@Suite struct GatewaySecretRestoringTests {
+    @Test func tokensSentBackAsShownKeepTheStoredOnes() throws {
+        let stored: JSONValue = ["adminToken": "lit${A:-default}", "clientTokens": ["one", "${TWO}", "x${THREE}"]]
+        let document = ConfigDocument(["gateway": stored])
+        let shown = try #require(document.redacted().json["gateway"])
+        #expect(
+            shown == [
+                "adminToken": "********${A:-********}", "clientTokens": ["********", "${TWO}", "********${THREE}"],
+            ]
+        )
+        #expect(ConfigDocument.restoringRedactedGateway(shown, from: stored) == stored)
+        let rotated: JSONValue = ["adminToken": "new", "clientTokens": ["********", "${TWO}", "fresh"]]
+        #expect(
+            ConfigDocument.restoringRedactedGateway(rotated, from: stored)
+                == ["adminToken": "new", "clientTokens": ["one", "${TWO}", "fresh"]]
+        )
+    }
+}
+
+@Suite struct SecretVariableTests {
+    @Test func variablesBehindTheGatewaysOwnSecretsAreNamed() throws {
+        let document = try ConfigDocument(
+            parsing: Array(
+                (#"{"gateway": {"adminToken": "${ADMIN}", "clientTokens": ["${CLIENT}", "literal"]},"#
+                    + #" "mcpServers": {"r": {"url": "https://u:${PASS}@${HOST}/mcp?token=${QTOKEN}&region=${REGION}","#
+                    + #" "headers": {"Authorization": "Bearer ${env:HEADER:-x}"}, "auth": {"type": "oauth", "clientSecret": "${CS}"}},"#
+                    + #" "s": {"command": "${CMD}", "env": {"PATH": "${PATH}:/opt/bin"}}}}"#).utf8
+            ),
+            source: "test"
+        )
+        #expect(document.secretVariables == ["ADMIN", "CLIENT", "PASS", "QTOKEN", "HEADER", "CS"])
+    }
+}
+
+@Suite struct CredentialScrubbingTests {
+    @Test func credentialsOfEveryURLInAMessageAreHidden() {
+        let message = "GET http://bob:pw1@h:1/x?token=tk1&a=b failed; see 'https://h/cb?code=c0de' (or ws://x)"
+        #expect(
+            URLCredentials.scrubbing(message, mark: "*")
+                == "GET http://bob:*@h:1/x?token=*&a=b failed; see 'https://h/cb?code=*' (or ws://x)"
+        )
+        #expect(URLCredentials.scrubbing("no url here", mark: "*") == "no url here")
+    }
+
+    @Test func anInvalidURLIsReportedWithoutItsCredentials() throws {
+        let document = try ConfigDocument(
+            parsing: Array(#"{"mcpServers": {"r": {"url": "ftp://u:PASSWORD@h/?token=TOKEN&sig=${SIG}"}}}"#.utf8),
+            source: "test"
+        )
+        do {
+            _ = try document.decoded(environment: ["SIG": "s"], source: "test")
+            Issue.record("the URL is not http or https, so the document is invalid")
+        } catch {
+            let text = error.problems.map(\.message).joined()
+            #expect(!text.contains("PASSWORD") && !text.contains("TOKEN"))
+            #expect(text.contains("ftp://u:********@h/?token=********&sig=${SIG}"))
+        }
     }
 }

@@ -10,9 +10,16 @@ package struct UpstreamConnector: Sendable {
     package var httpClient: HTTPClient?
     /// `nil` in a gateway built without one: OAuth servers then fail with a message that says so.
     package var oauth: OAuthEnvironment?
+    /// Variables no stdio child inherits, besides the gateway's fixed secrets.
+    package var withheldEnvironment: WithheldEnvironment
 
-    package init(httpClient: HTTPClient? = nil, oauth: OAuthEnvironment? = nil) {
+    package init(
+        httpClient: HTTPClient? = nil,
+        oauth: OAuthEnvironment? = nil,
+        withheldEnvironment: WithheldEnvironment = WithheldEnvironment()
+    ) {
         self.httpClient = httpClient
         self.oauth = oauth
+        self.withheldEnvironment = withheldEnvironment
     }
 }

@@ -75,7 +75,13 @@ extension UpstreamSupervisor {
     private func openClient(authorizer: (any UpstreamAuthorizer)?) throws(UpstreamError) -> UpstreamClient {
         switch spec.transport {
         case .stdio(let command, let args, let env, let cwd):
-            let stdio = StdioCommand(command: command, arguments: args, environment: env, workingDirectory: cwd)
+            let stdio = StdioCommand(
+                command: command,
+                arguments: args,
+                environment: env,
+                workingDirectory: cwd,
+                withheldEnvironment: gateway.connector.withheldEnvironment.names
+            )
             return try UpstreamClient(
                 open: { handler throws(UpstreamError) in try StdioChannel(command: stdio, handler: handler) },
                 log: channelLog(stream: "stderr")
