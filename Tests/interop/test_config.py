@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+import time
 from pathlib import Path
 
+import httpx2
 import pytest
 
-from harness import PYTHON, SAMPLE_SERVER, clean_env, free_port
+from harness import PYTHON, REPO_ROOT, SAMPLE_SERVER, clean_env, free_port
 
 TIMEOUT = 30
 
@@ -91,3 +94,163 @@ def test_serve_refuses_a_bad_config(yrden, tmp_path):
 def test_unknown_subcommand_is_usage_error(yrden, tmp_path):
     proc = run(yrden, "no-such-command", cwd=tmp_path)
     assert proc.returncode == 2, output(proc)
+
+
+# ---------------------------------------------------------------------------
+# A newcomer's first hour: the README's sample, `{}`, hosts' own files, numbers out of range
+
+HOST_FIXTURES = REPO_ROOT / "Tests" / "Fixtures" / "hosts"
+
+# Each host's file (as the host documents it) and the notices check-config must print for it: host keys the
+# gateway ignores, named by their path.
+HOST_NOTICES = {
+    "claude_desktop_config.json": ["globalShortcut"],
+    "cline_mcp_settings.json": ["mcpServers.brave-search.alwaysAllow", "mcpServers.docs-sse.autoApprove"],
+    "vscode_mcp.json": ["servers", "inputs", "mcpServers.fetch.envFile", "mcpServers.fetch.dev"],
+    "cursor_mcp.json": ["mcpServers.local-notes.envFile"],
+    "windsurf_mcp_config.json": [],
+    "claude_code_mcp.json": [],
+}
+
+
+def readme_sample_config() -> str:
+    """The first JSON block of the README that has a `gateway` section: the sample a newcomer copies."""
+    text = (REPO_ROOT / "README.md").read_text()
+    blocks = re.findall(r"```json\n(.*?)```", text, flags=re.S)
+    return next(block for block in blocks if '"gateway"' in block)
+
+
+def test_the_readme_sample_passes_with_a_warning_for_its_unset_token(yrden, tmp_path):
+    sample = readme_sample_config()
+    assert "${REMOTE_TOKEN}" in sample, "the README's sample no longer names REMOTE_TOKEN; update this test"
+    proc = run(yrden, "check-config", str(write(tmp_path, sample)), cwd=tmp_path)
+    assert proc.returncode == 0, output(proc)
+    assert "ok, 3 servers: time, demo, remote" in proc.stdout, output(proc)
+    warning = next(line for line in proc.stderr.splitlines() if "REMOTE_TOKEN" in line)
+    assert "warning: mcpServers.remote.headers.Authorization" in warning, warning
+    assert "is not set" in warning and "where the gateway runs" in warning, warning
+    assert '"remote" will show as failed' in warning, warning
+
+
+def test_an_empty_config_says_there_are_no_servers(yrden, tmp_path):
+    proc = run(yrden, "check-config", str(write(tmp_path, {})), cwd=tmp_path)
+    assert proc.returncode == 0, output(proc)
+    assert proc.stdout.strip().endswith('ok, no servers yet; add them under "mcpServers"'), output(proc)
+    assert "0 server(s)" not in output(proc)
+
+
+OUT_OF_RANGE = {
+    "maxBodyBytes": ({"gateway": {"maxBodyBytes": 9223372036854775807}}, "gateway.maxBodyBytes", "(1 to 1073741824)"),
+    "maxSessions": ({"gateway": {"maxSessions": 1e30}}, "gateway.maxSessions", "(1 to 1000000)"),
+    "timeout": (
+        {"mcpServers": {"a": {"command": "x", "timeouts": {"connect": 0.0000001}}}},
+        "mcpServers.a.timeouts.connect",
+        "(0.001 to 31536000 seconds)",
+    ),
+    "maxAttempts": (
+        {"mcpServers": {"a": {"command": "x", "reconnect": {"maxAttempts": 10**12}}}},
+        "mcpServers.a.reconnect.maxAttempts",
+        "(1 to 1000000)",
+    ),
+    "cline timeout": ({"mcpServers": {"a": {"command": "x", "timeout": -5}}}, "mcpServers.a.timeout", "seconds)"),
+}
+
+
+@pytest.mark.parametrize("case", list(OUT_OF_RANGE))
+def test_numbers_out_of_range_exit_2_naming_the_field_and_the_range(yrden, tmp_path, case):
+    config, path, allowed = OUT_OF_RANGE[case]
+    proc = run(yrden, "check-config", str(write(tmp_path, config)), cwd=tmp_path)
+    assert proc.returncode == 2, f"exit {proc.returncode}\n{output(proc)}"
+    line = next((line for line in proc.stderr.splitlines() if f": {path}: " in line), None)
+    assert line is not None, f"no problem at {path}:\n{output(proc)}"
+    assert "out of range" in line and allowed in line and " — use " in line, line
+
+
+@pytest.mark.parametrize("name", list(HOST_NOTICES))
+def test_every_hosts_own_file_passes_as_it_is(yrden, tmp_path, name):
+    proc = run(yrden, "check-config", str(HOST_FIXTURES / name), cwd=tmp_path)
+    assert proc.returncode == 0, output(proc)
+    assert ": ok, " in proc.stdout, output(proc)
+    notices = [line.split(": notice: ", 1)[1].split(":", 1)[0] for line in proc.stderr.splitlines() if ": notice: " in line]
+    for path in HOST_NOTICES[name]:
+        assert path in notices, f"no notice for {path}:\n{output(proc)}"
+    assert "unknown key" not in output(proc)
+
+
+def test_a_typo_in_a_yrden_key_is_still_an_error(yrden, tmp_path):
+    config = {"mcpServers": {"a": {"command": "x", "autoApprove": [], "timeuots": {"connect": 5}}}}
+    proc = run(yrden, "check-config", str(write(tmp_path, config)), cwd=tmp_path)
+    assert proc.returncode == 2, output(proc)
+    assert 'mcpServers.a.timeuots: unknown key "timeuots" — did you mean "timeouts"?' in proc.stderr, output(proc)
+
+
+def test_an_unset_variable_in_the_gateway_section_still_refuses_the_file(yrden, tmp_path):
+    bad = write(tmp_path, {"gateway": {"publicURL": "${PUBLIC_URL_NOT_SET}"}, "mcpServers": {}})
+    proc = run(yrden, "check-config", str(bad), cwd=tmp_path)
+    assert proc.returncode == 2, output(proc)
+    assert "gateway.publicURL: environment variable PUBLIC_URL_NOT_SET is not set" in proc.stderr, output(proc)
+    port = free_port()
+    proc = run(yrden, "serve", "--config", str(bad), "--listen", f"127.0.0.1:{port}", cwd=tmp_path)
+    assert proc.returncode == 2, output(proc)
+
+
+def server_state(gw, server_id: str) -> dict:
+    response = httpx2.get(f"{gw.base}/api/v1/servers/{server_id}", timeout=5)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def wait_for_state(gw, server_id: str, state: str, timeout: float = 20) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        server = server_state(gw, server_id)
+        if server["state"] == state or time.monotonic() >= deadline:
+            return server
+        time.sleep(0.1)
+
+
+def test_an_unset_variable_fails_only_its_server(gateway):
+    gw = gateway(
+        {
+            "mcpServers": {
+                "sample": {"command": PYTHON, "args": [str(SAMPLE_SERVER)]},
+                "remote": {
+                    "url": "http://127.0.0.1:9/mcp",
+                    "headers": {"Authorization": "Bearer ${REMOTE_TOKEN_NOT_SET}"},
+                },
+            }
+        }
+    )
+    assert wait_for_state(gw, "sample", "connected")["state"] == "connected"
+    remote = server_state(gw, "remote")
+    assert remote["state"] == "failed", remote
+    assert remote["lastError"]["kind"] == "config", remote
+    message = remote["lastError"]["message"]
+    assert "REMOTE_TOKEN_NOT_SET is not set" in message and "where the gateway runs" in message, message
+    assert "mcpServers.remote.headers.Authorization" in message, message
+    assert remote["reconnect"] is None, "nothing will change until the config or the environment does"
+    health = httpx2.get(f"{gw.base}/healthz", timeout=5).json()
+    assert health["servers"]["remote"]["state"] == "failed", health
+
+
+def test_a_vscode_file_is_served_and_its_prompt_fails_only_its_server(gateway):
+    gw = gateway(
+        {
+            "inputs": [{"type": "promptString", "id": "api-key", "description": "API key", "password": True}],
+            "servers": {
+                "sample": {"type": "stdio", "command": PYTHON, "args": [str(SAMPLE_SERVER)], "envFile": ".env"},
+                "prompted": {
+                    "type": "stdio",
+                    "command": PYTHON,
+                    "args": [str(SAMPLE_SERVER)],
+                    "env": {"API_KEY": "${input:api-key}"},
+                },
+            },
+        }
+    )
+    assert wait_for_state(gw, "sample", "connected")["state"] == "connected"
+    prompted = server_state(gw, "prompted")
+    assert prompted["state"] == "failed" and prompted["lastError"]["kind"] == "config", prompted
+    assert "${input:api-key} is a VS Code input prompt" in prompted["lastError"]["message"], prompted
+    assert gw.child("sample_server") is not None
+    assert len([c for c in gw.children() if "sample_server" in c.command]) == 1, "the prompted server was started"
