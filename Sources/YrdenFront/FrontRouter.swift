@@ -3,9 +3,16 @@ import Prometheus
 import YrdenConfig
 import YrdenEngine
 import YrdenHTTPServer
+import YrdenProtocol
 
-/// Sends each HTTP request to the endpoint that owns its path.
+/// Sends each HTTP request to the endpoint that owns its path, once it passed the rules every path shares.
+///
+/// Every path answers only to the gateway's own names (``HostPolicy``, against DNS rebinding), and the
+/// read-only ones (`/healthz`, `/readyz`, `/metrics`) only to the browser origins the MCP endpoint accepts;
+/// `/mcp` and the admin API check `Origin` themselves, each by its own rule.
 package struct FrontRouter: Sendable {
+    let hosts: HostPolicy
+    let origins: OriginPolicy
     let mcp: MCPEndpoint
     let health: HealthEndpoint
     let admin: AdminAPI
@@ -19,9 +26,11 @@ package struct FrontRouter: Sendable {
         metrics: PrometheusCollectorRegistry,
         logger: Logger
     ) {
+        hosts = HostPolicy(listenHost: settings.listenHost, publicURL: settings.publicURL)
+        origins = OriginPolicy(allowed: settings.allowedOrigins)
         mcp = MCPEndpoint(
             gateway: gateway,
-            origins: OriginPolicy(allowed: settings.allowedOrigins),
+            origins: origins,
             clients: ClientTokenPolicy(tokens: settings.clientTokens),
             logger: logger
         )
@@ -33,10 +42,12 @@ package struct FrontRouter: Sendable {
 
     /// The dedicated OAuth callback listener's handler: `/oauth/callback` and nothing else.
     package func handleOAuthCallbackOnly(_ request: HTTPRequest) async -> HTTPResponse {
-        request.path == "/oauth/callback" ? await oauthCallback.handle(request) : FrontResponses.notFound
+        if let refusal = refusal(of: request) { return refusal }
+        return request.path == "/oauth/callback" ? await oauthCallback.handle(request) : FrontResponses.notFound
     }
 
     package func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        if let refusal = refusal(of: request) { return refusal }
         switch request.path {
         case "/mcp", "/mcp/":
             return await mcp.handle(request)
@@ -53,5 +64,29 @@ package struct FrontRouter: Sendable {
         default:
             return FrontResponses.notFound
         }
+    }
+
+    /// The answer to a request that breaks a rule shared by every path, in the format of the path's endpoint.
+    private func refusal(of request: HTTPRequest) -> HTTPResponse? {
+        let host = request.headers["Host"]
+        if !hosts.permits(host) {
+            return Self.forbidden(
+                request.path,
+                "\(host ?? "") is not a name of this gateway; use its listen address, localhost or 127.0.0.1"
+            )
+        }
+        let readOnly = ["/healthz", "/readyz", "/metrics"].contains(request.path)
+        if readOnly, let origin = request.headers["Origin"], !origins.permits(origin) {
+            return Self.forbidden(request.path, "requests from \(origin) are not allowed")
+        }
+        return nil
+    }
+
+    private static func forbidden(_ path: String, _ reason: String) -> HTTPResponse {
+        if path.hasPrefix(AdminAPI.prefix) { return AdminProblem.forbidden(reason).response }
+        if path == "/mcp" || path == "/mcp/" {
+            return FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: reason))
+        }
+        return HTTPResponse.text(403, reason + "\n")
     }
 }

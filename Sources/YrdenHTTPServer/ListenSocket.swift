@@ -11,7 +11,8 @@ struct ListenSocket {
     let port: Int
     let isIPv6: Bool
 
-    /// Creates, binds and listens. `host` must be a numeric IPv4 or IPv6 address; `"::"` also accepts IPv4.
+    /// Creates, binds and listens. `host` must be a numeric IPv4 or IPv6 address, or `localhost`; `"::"` also
+    /// accepts IPv4.
     /// The backlog holds connections past the connection limit; the kernel caps it at `net.core.somaxconn`.
     static func open(host: String, port: Int, backlog: Int32 = 65_535) throws -> ListenSocket {
         guard (0...65535).contains(port) else {
@@ -20,7 +21,7 @@ struct ListenSocket {
         var storage = sockaddr_storage()
         let length: socklen_t
         let family: Int32
-        if let ipv4 = parse(host, family: AF_INET, as: in_addr.self) {
+        if let ipv4 = parse(Self.loopbackAddress(for: host) ?? host, family: AF_INET, as: in_addr.self) {
             family = AF_INET
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             withUnsafeMutableBytes(of: &storage) { raw in
@@ -92,6 +93,13 @@ struct ListenSocket {
         #else
         SOCK_STREAM
         #endif
+    }
+
+    /// `localhost` and `*.localhost` name loopback (RFC 6761) and are bound as 127.0.0.1 without asking a
+    /// resolver, so a hosts file cannot turn a loopback name into an address other machines reach.
+    static func loopbackAddress(for host: String) -> String? {
+        let lowered = host.lowercased()
+        return lowered == "localhost" || lowered.hasSuffix(".localhost") ? "127.0.0.1" : nil
     }
 
     private static func parse<Address>(_ host: String, family: Int32, as: Address.Type) -> Address? {
