@@ -16,6 +16,7 @@ import httpx2
 import pytest
 
 from harness import PYTHON, INTEROP_DIR, Gateway, await_until, mcp_session
+from test_metrics import sample
 
 HOSTILE_SERVER = INTEROP_DIR / "servers" / "hostile_server.py"
 TOKEN = "adm-hostile-token"
@@ -82,11 +83,13 @@ async def test_a_list_changed_flood_is_coalesced_and_delete_ends_it_at_once(gate
         await anyio.sleep(2.5)
         stats = json.loads(text_of(await session.client.call_tool("hostile__stats", {})))
         rss_after = rss_mb(gw.pid)
+        metrics = (await http.get(f"{gw.base}/metrics")).text
         started = time.monotonic()
         deleted = await http.delete(f"{gw.base}/api/v1/servers/hostile")
         delete_seconds = time.monotonic() - started
+    coalesced = sample(metrics, "yrden_upstream_notifications_shed_total", server="hostile", reason="coalesced")
     print(
-        f"\nflood: {stats['sent']} list_changed sent, {stats['lists'].get('tools/list', 0)} tools/list answered; "
+        f"\nflood: {coalesced} coalesced by the gateway; {stats['sent']} list_changed sent, {stats['lists'].get('tools/list', 0)} tools/list answered; "
         f"/healthz {latency * 1000:.0f} ms and other__echo {echo_latency * 1000:.0f} ms during the flood; "
         f"DELETE after it {delete_seconds:.2f} s; RSS {rss_before:.0f} -> {rss_after:.0f} MB"
     )
@@ -97,6 +100,7 @@ async def test_a_list_changed_flood_is_coalesced_and_delete_ends_it_at_once(gate
     assert latency < LATENCY_BOUND and echo_latency < LATENCY_BOUND
     # Coalesced: far fewer refreshes than notifications (one per burst the gateway could not keep up with).
     assert stats["lists"].get("tools/list", 0) < stats["sent"] / 10
+    assert coalesced is not None and coalesced > stats["sent"] / 2, "the metric counts the coalesced notifications"
     assert rss_after - rss_before < RSS_GROWTH_BOUND_MB
 
 
@@ -162,11 +166,13 @@ async def test_a_flood_of_other_notifications_is_bounded(gateway, kind: str) -> 
         await anyio.sleep(2.5)
         stats = json.loads(text_of(await session.client.call_tool("hostile__stats", {})))
         rss_after = rss_mb(gw.pid)
+        metrics = (await http.get(f"{gw.base}/metrics")).text
         started = time.monotonic()
         deleted = await http.delete(f"{gw.base}/api/v1/servers/hostile")
         delete_seconds = time.monotonic() - started
+    dropped = sample(metrics, "yrden_upstream_notifications_shed_total", server="hostile", reason="dropped")
     print(
-        f"\n{kind}: {stats['sent']} sent; /healthz {latency * 1000:.0f} ms, a call to the flooding server "
+        f"\n{kind}: {dropped} dropped by the gateway; {stats['sent']} sent; /healthz {latency * 1000:.0f} ms, a call to the flooding server "
         f"{echo_latency * 1000:.0f} ms; DELETE {delete_seconds:.2f} s; RSS {rss_before:.0f} -> {rss_after:.0f} MB"
     )
     assert health.status_code == 200 and text_of(echoed) == "heard"

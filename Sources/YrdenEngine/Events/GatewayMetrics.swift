@@ -12,6 +12,10 @@ enum GatewayMetrics {
     static let errors = "yrden_upstream_errors_total"
     static let stateLabel = "yrden_upstream_state"
     static let reconnects = "yrden_upstream_reconnects_total"
+    static let shedNotifications = "yrden_upstream_notifications_shed_total"
+    /// Why a notification from an upstream was not queued: a list change already waiting (`coalesced`), or
+    /// any other past the queue's bound (`dropped`).
+    static let shedReasons = ["coalesced", "dropped"]
 
     static let methods: Set<String> = [
         MCPMethod.toolsCall, MCPMethod.toolsList, MCPMethod.promptsGet, MCPMethod.promptsList,
@@ -57,6 +61,17 @@ enum GatewayMetrics {
             Counter(label: errors, dimensions: [("server", server), ("kind", kind.rawValue)]).destroy()
         }
         Counter(label: reconnects, dimensions: [("server", server)]).destroy()
+        for reason in shedReasons {
+            Counter(label: shedNotifications, dimensions: [("server", server), ("reason", reason)]).destroy()
+        }
+    }
+
+    /// Notifications `server` sent that were coalesced or dropped since the last call (counted in batches:
+    /// a flood must not cost a metric update per notification).
+    static func recordShedNotifications(server: String, coalesced: Int, dropped: Int) {
+        for (reason, count) in zip(shedReasons, [coalesced, dropped]) where count > 0 {
+            Counter(label: shedNotifications, dimensions: [("server", server), ("reason", reason)]).increment(by: count)
+        }
     }
 
     static func recordReconnect(server: String) {

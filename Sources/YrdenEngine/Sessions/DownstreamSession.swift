@@ -28,8 +28,12 @@ package final class DownstreamSession: Sendable {
 
     package var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }
 
-    package func touch() {
-        state.withLock { $0.lastSeen = .now }
+    /// Whether a call of this client runs: such a session is not idle, however long the call takes.
+    var hasCallsInFlight: Bool { state.withLock { !$0.inFlight.isEmpty } }
+
+    /// Marks the session used (at `instant`, now by default), which moves its idle deadline.
+    package func touch(at instant: ContinuousClock.Instant = .now) {
+        state.withLock { $0.lastSeen = max($0.lastSeen, instant) }
     }
 
     /// Registers a call; `false` when the id is already in flight (a client must not reuse it).

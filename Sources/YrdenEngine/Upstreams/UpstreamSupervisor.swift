@@ -181,13 +181,22 @@ struct UpstreamSupervisor: Sendable {
         }
     }
 
-    /// Expires overdue requests and pings; a dead upstream is closed, which ends ``follow``.
+    /// Expires overdue requests, counts the notifications the client shed, and pings; a dead upstream is
+    /// closed, which ends ``follow``.
     private func keepAlive(_ client: UpstreamClient) async {
         var sincePing: Duration = .zero
         var missed = 0
+        var shed = (dropped: 0, coalesced: 0)
         while !Task.isCancelled {
             try? await Task.sleep(for: Self.sweepInterval)
             client.expireOverdueRequests()
+            let counts = client.events.counts
+            GatewayMetrics.recordShedNotifications(
+                server: spec.id,
+                coalesced: counts.coalesced - shed.coalesced,
+                dropped: counts.dropped - shed.dropped
+            )
+            shed = counts
             sincePing += Self.sweepInterval
             guard sincePing >= Self.pingInterval else { continue }
             sincePing = .zero
