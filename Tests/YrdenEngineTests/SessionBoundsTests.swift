@@ -1,5 +1,6 @@
 import Testing
 import YrdenProtocol
+import YrdenTransport
 
 @testable import YrdenEngine
 
@@ -40,6 +41,18 @@ import YrdenProtocol
         let swept = store.expireIdle(now: now)
         #expect(swept.ended == 0)
         #expect(swept.next == session.lastSeen + .seconds(30))
+    }
+
+    @Test func aSessionWithACallRunningIsNotIdleHoweverLongTheCallTakes() throws {
+        let store = SessionStore(limit: 10, idleTimeout: .seconds(30))
+        let session = try store.create(protocolVersion: "2025-06-18", clientInfo: nil)
+        #expect(session.begin(.int(1), handle: CallHandle()))
+        let late = session.lastSeen + .seconds(3600)
+        #expect(store.expireIdle(now: late).ended == 0)
+        #expect(store.session(session.id) != nil)
+        _ = session.finish(.int(1))
+        #expect(store.expireIdle(now: late + .seconds(29)).ended == 0, "idle time counts from the last sweep")
+        #expect(store.expireIdle(now: late + .seconds(30)).ended == 1)
     }
 
     @Test func aSessionKeepsOnlyTheIdentifyingStringsOfClientInfo() throws {

@@ -199,6 +199,26 @@ async def test_an_idle_session_ends_at_its_timeout(gateway, yrden):
         assert gone.status_code == 404, f"HTTP {gone.status_code}: {gone.text[:300]}"
 
 
+async def test_a_session_listening_on_its_stream_is_not_idle(gateway, yrden):
+    gw = gateway(demo_only(yrden, sessionIdleTimeout=1))
+    async with raw_mcp(gw.url) as raw:
+        listening = await raw.initialize()
+        witness = await raw.initialize()
+        async with raw.http.stream("GET", gw.url, headers={**listening.headers(), "Accept": "text/event-stream"}) as stream:
+            assert stream.status_code == 200
+
+            async def one_session_left() -> bool:
+                return (await raw.http.get(f"{gw.base}/healthz")).json()["sessions"] == 1
+
+            # The witness, which sends nothing, ends at its deadline; then wait as long again.
+            await await_until(one_session_left, timeout=10, interval=0.1, what="the idle witness to end")
+            waited_since = time.monotonic()
+            await await_until(lambda: time.monotonic() - waited_since > 1.5, timeout=5)
+            answer = await listening.request("ping", id="alive")
+            gone = await witness.post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert answer["result"] == {}, "the listening session was ended as idle"
+        assert gone.status_code == 404, "the witness should have ended"
+
 # --- yrden stdio: the host's stdin is bounded too ------------------------------------------------------------
 
 

@@ -66,15 +66,16 @@ package final class SessionStore: Sendable {
         sessions.withLock { Array($0.values) }
     }
 
-    /// Ends every session unused for `idleTimeout`, and returns the instant the next one can expire: the
-    /// earliest deadline of those left, or a whole timeout from now when none is open (a session opened later
-    /// expires later still). Sleeping until then is exact, with no polling.
+    /// Ends every session unused for `idleTimeout` (one with a call running counts as used now), and returns
+    /// the instant the next one can expire: the earliest deadline of those left, or a whole timeout from now
+    /// when none is open (a session opened later expires later still). Sleeping until then needs no polling.
     @discardableResult
     func expireIdle(now: ContinuousClock.Instant = .now) -> (ended: Int, next: ContinuousClock.Instant) {
         let (idle, next) = sessions.withLock { sessions in
             var idle: [DownstreamSession] = []
             var next = now + idleTimeout
             for session in sessions.values {
+                if session.hasCallsInFlight { session.touch(at: now) }
                 let deadline = session.lastSeen + idleTimeout
                 if deadline <= now {
                     idle.append(session)

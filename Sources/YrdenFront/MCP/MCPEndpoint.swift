@@ -110,6 +110,8 @@ package struct MCPEndpoint: Sendable {
         case .found(let found): session = found
         }
         let messages = session.openNotificationStream()
+        // Often enough that a listening client's session never reaches its idle deadline.
+        let heartbeat = min(Self.heartbeatInterval, gateway.sessions.idleTimeout / 3)
         return HTTPResponse(
             status: 200,
             headers: SSE.headers,
@@ -122,8 +124,10 @@ package struct MCPEndpoint: Sendable {
                     }
                     group.addTask {
                         while !Task.isCancelled {
-                            try? await Task.sleep(for: Self.heartbeatInterval)
+                            try? await Task.sleep(for: heartbeat)
                             do { try await writer.write(SSE.heartbeat) } catch { return }
+                            // The client is still there to listen: the session is in use, not idle.
+                            session.touch()
                         }
                     }
                     await group.next()
