@@ -15,10 +15,12 @@ import YrdenProtocol
 ///   listener that browsers cannot reach as `127.0.0.1`
 /// - `maxSessions` (integer, 1 to 1,000,000; default 10,000): MCP sessions open at once
 /// - `sessionIdleTimeout` (whole seconds, 1 to 604,800; default 900): when an unused session ends
+/// - `startupWait` (whole seconds, 0 to 300; default 5): how long the first `initialize` and lists wait for
+///   every enabled server's first connection attempt; 0 answers at once
 extension ConfigDecoder {
     static let gatewayKeys = [
         "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "maxBodyBytes", "dataDir",
-        "publicURL", "oauthCallback", "maxSessions", "sessionIdleTimeout",
+        "publicURL", "oauthCallback", "maxSessions", "sessionIdleTimeout", "startupWait",
     ]
 
     func decodeGateway(_ reader: JSONReader) -> GatewaySettings {
@@ -73,6 +75,12 @@ extension ConfigDecoder {
             fix: "use a whole number of seconds from 1 to 604800 (one week)"
         ) {
             settings.sessionIdleTimeout = .seconds(seconds)
+        }
+        if let seconds = object["startupWait"]?.integer(
+            in: 0...300,
+            fix: "use a whole number of seconds from 0 (do not wait) to 300"
+        ) {
+            settings.startupWait = .seconds(seconds)
         }
         if let directory = object["dataDir"]?.nonEmptyString("dataDir") {
             settings.dataDir = directory

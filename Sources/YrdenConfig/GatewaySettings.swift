@@ -26,6 +26,9 @@ package struct GatewaySettings: Sendable, Hashable {
     package var maxSessions: Int
     /// A session unused for this long ends, so that clients that vanish without DELETE do not keep memory.
     package var sessionIdleTimeout: Duration
+    /// How long the first `initialize` and list requests wait for every enabled server's first connection
+    /// attempt, so a client that starts with the gateway sees the whole catalog; zero answers at once.
+    package var startupWait: Duration
 
     package static let defaultListenHost = "127.0.0.1"
     package static let defaultListenPort = 8750
@@ -35,6 +38,7 @@ package struct GatewaySettings: Sendable, Hashable {
     package static let maxBodyBytesRange = 1...(1024 * 1024 * 1024)
     package static let defaultMaxSessions = 10_000
     package static let defaultSessionIdleTimeout: Duration = .seconds(900)
+    package static let defaultStartupWait: Duration = .seconds(5)
 
     package init(
         listenHost: String = defaultListenHost,
@@ -48,7 +52,8 @@ package struct GatewaySettings: Sendable, Hashable {
         publicURL: String? = nil,
         oauthCallback: ListenAddress? = nil,
         maxSessions: Int = defaultMaxSessions,
-        sessionIdleTimeout: Duration = defaultSessionIdleTimeout
+        sessionIdleTimeout: Duration = defaultSessionIdleTimeout,
+        startupWait: Duration = defaultStartupWait
     ) {
         self.listenHost = listenHost
         self.listenPort = listenPort
@@ -62,6 +67,7 @@ package struct GatewaySettings: Sendable, Hashable {
         self.oauthCallback = oauthCallback
         self.maxSessions = maxSessions
         self.sessionIdleTimeout = sessionIdleTimeout
+        self.startupWait = startupWait
     }
 
     /// Whether only this machine can reach the listener (`localhost`, `127.0.0.0/8`, `::1`).
