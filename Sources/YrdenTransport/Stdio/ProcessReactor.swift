@@ -14,7 +14,9 @@ import Glibc
 /// child). Reaping only here makes it race-free: no exit status an owner waits for can be taken by the orphan
 /// sweep. Spawning here matters too: a child's parent-death signal fires when the thread that forked it ends,
 /// and this thread lives as long as the process. Handlers run on this thread: they must be quick and never
-/// wait for Swift work. Pending jobs are bounded by the children: each has at most a few in flight.
+/// wait for Swift work. Pending jobs are bounded by the children: each has at most a few in flight. A process
+/// that starts stdio servers leaves waiting for children to this type: its sweep reaps every exited child that
+/// has no owner here.
 final class ProcessReactor: Sendable {
     /// Called on the reactor thread with the `EPOLL*` bits that are ready.
     typealias Handler = @Sendable (_ events: UInt32) -> Void
