@@ -5,9 +5,14 @@ import YrdenTransport
 extension Gateway {
     /// Answers `initialize`: a new session at the negotiated revision, with capabilities and instructions
     /// merged from the upstreams. Refused past `gateway.maxSessions`.
+    ///
+    /// While the gateway is starting, the answer waits (at most `gateway.startupWait`) for every enabled
+    /// server's first connection attempt: a client reads capabilities and instructions only here, once, so
+    /// an early answer would hide the upstreams' extensions (MCP Apps) and instructions for good.
     package func initialize(
         _ request: JSONRPCRequest
-    ) throws(SessionLimitReached) -> (DownstreamSession, JSONRPCResponse) {
+    ) async throws(SessionLimitReached) -> (DownstreamSession, JSONRPCResponse) {
+        await awaitStartup()
         let requested = request.params?["protocolVersion"]?.stringValue
         let version = ProtocolVersion.negotiate(requested: requested)
         let session = try sessions.create(protocolVersion: version, clientInfo: request.params?["clientInfo"])

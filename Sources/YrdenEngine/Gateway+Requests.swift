@@ -7,8 +7,43 @@ import YrdenTransport
 package typealias RelatedMessageSink = @Sendable (JSONRPCMessage) -> Void
 
 extension Gateway {
-    /// Answers one request of an initialized session. Never throws and never hangs past the server's timeout:
-    /// every failure becomes the JSON-RPC error the client should see.
+    /// Answers one request of an initialized session, or returns `nil` when the client cancelled it: per
+    /// MCP, the receiver of `notifications/cancelled` sends no response for that request. Never throws and
+    /// never hangs past the server's timeout: every failure becomes the JSON-RPC error the client should see.
+    package func respond(
+        to request: JSONRPCRequest,
+        session: DownstreamSession,
+        related: RelatedMessageSink?
+    ) async -> JSONRPCResponse? {
+        await respond(to: admit(request, session: session), related: related)
+    }
+
+    /// Registers a request as in flight at once, before it is answered; see ``AdmittedRequest``.
+    package func admit(_ request: JSONRPCRequest, session: DownstreamSession) -> AdmittedRequest {
+        session.touch()
+        return AdmittedRequest(request, in: session)
+    }
+
+    /// Answers an admitted request; `nil` when the client cancelled it.
+    package func respond(to admitted: AdmittedRequest, related: RelatedMessageSink?) async -> JSONRPCResponse? {
+        let request = admitted.request
+        guard let call = admitted.call else {
+            let error = JSONRPCError.invalidRequest("request id \(request.id) is already in flight in this session")
+            return JSONRPCResponse(id: request.id, error: error)
+        }
+        let outcome: Result<JSONValue, JSONRPCError>
+        do {
+            outcome = try await dispatch(request, session: admitted.session, call: call, related: related)
+        } catch {
+            outcome = .failure(error)
+        }
+        let cancelled = admitted.session.finish(request.id)
+        return cancelled ? nil : JSONRPCResponse(id: request.id, outcome: outcome)
+    }
+
+    /// ``respond(to:session:related:)`` for a transport that must end each request's exchange with a
+    /// message (an HTTP POST): a cancelled request gets -32800 "Request cancelled", as the official SDKs'
+    /// Streamable HTTP transports answer it, never the upstream's late result or error.
     package func handle(
         _ request: JSONRPCRequest,
         session: DownstreamSession,
@@ -16,15 +51,12 @@ extension Gateway {
     ) async
         -> JSONRPCResponse
     {
-        session.touch()
-        let outcome: Result<JSONValue, JSONRPCError>
-        do {
-            outcome = try await dispatch(request, session: session, related: related)
-        } catch {
-            outcome = .failure(error)
-        }
-        return JSONRPCResponse(id: request.id, outcome: outcome)
+        await respond(to: request, session: session, related: related)
+            ?? JSONRPCResponse(id: request.id, error: Self.requestCancelled)
     }
+
+    /// The answer that ends the exchange of a request its client cancelled (LSP's RequestCancelled code).
+    static let requestCancelled = JSONRPCError(code: -32800, message: "Request cancelled")
 
     /// Notifications from the client: cancellation is relayed; the rest needs nothing from the gateway.
     package func handle(_ notification: JSONRPCNotification, session: DownstreamSession) {
@@ -38,13 +70,17 @@ extension Gateway {
     private func dispatch(
         _ request: JSONRPCRequest,
         session: DownstreamSession,
+        call: CallHandle,
         related: RelatedMessageSink?
     )
         async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError>
     {
-        let snapshot = self.snapshot
         let params = request.params
         if let kind = ServerCatalog.Kind(listMethod: request.method) {
+            // The first lists wait for the servers' first attempts, so a client started with the gateway
+            // does not keep an empty or partial catalog.
+            await awaitStartup()
+            let snapshot = self.snapshot
             let page = try Pagination.page(
                 snapshot.catalog[kind],
                 key: kind.resultKey,
@@ -53,6 +89,8 @@ extension Gateway {
             )
             return .success(page)
         }
+        let snapshot = self.snapshot
+        let context = ForwardContext(snapshot: snapshot, session: session, call: call, related: related)
         switch request.method {
         case MCPMethod.ping:
             return .success([:])
@@ -60,34 +98,20 @@ extension Gateway {
             throw .invalidRequest("the session is already initialized")
         case MCPMethod.toolsCall:
             let name = try requiredString(params, "name")
-            guard let route = snapshot.catalog.routeTool(name) else { throw unknownName("tool", name, snapshot) }
-            return try await forward(
-                request,
-                renamedTo: route,
-                snapshot: snapshot,
-                session: session,
-                related: related,
-                isToolCall: true
-            )
+            guard let route = snapshot.catalog.routeTool(name) else { throw unknownTool(name, snapshot) }
+            return try await forward(request, renamedTo: route, context, isToolCall: true)
         case MCPMethod.promptsGet:
             let name = try requiredString(params, "name")
             guard let route = snapshot.catalog.promptRoutes[name] else {
                 throw .invalidParams("Unknown prompt: \(name)")
             }
-            return try await forward(request, renamedTo: route, snapshot: snapshot, session: session, related: related)
+            return try await forward(request, renamedTo: route, context)
         case MCPMethod.resourcesRead:
             let uri = try requiredString(params, "uri")
             guard let server = snapshot.catalog.routeResource(uri) else { throw .resourceNotFound(uri) }
-            return try await forward(
-                request,
-                to: server,
-                params: params,
-                snapshot: snapshot,
-                session: session,
-                related: related
-            )
+            return try await forward(request, to: server, params: params, context)
         case MCPMethod.completionComplete:
-            return try await complete(request, snapshot: snapshot, session: session)
+            return try await complete(request, context.withoutRelated)
         default:
             throw .methodNotFound(request.method)
         }
@@ -96,42 +120,39 @@ extension Gateway {
     /// `completion/complete` goes to the server that owns the prompt or resource it refers to.
     private func complete(
         _ request: JSONRPCRequest,
-        snapshot: Snapshot,
-        session: DownstreamSession
-    )
-        async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError>
-    {
+        _ context: ForwardContext
+    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
         guard var params = request.params?.objectValue, var reference = params["ref"]?.objectValue else {
             throw .invalidParams("completion/complete needs params.ref")
         }
+        let catalog = context.snapshot.catalog
         switch reference["type"]?.stringValue {
         case "ref/prompt":
             let name = reference["name"]?.stringValue ?? ""
-            guard let route = snapshot.catalog.promptRoutes[name] else { throw unknownName("prompt", name, snapshot) }
+            guard let route = catalog.promptRoutes[name] else { throw unknownName("prompt", name, context.snapshot) }
             reference["name"] = .string(route.name)
             params["ref"] = .object(reference)
-            return try await forward(
-                request,
-                to: route.server,
-                params: .object(params),
-                snapshot: snapshot,
-                session: session,
-                related: nil
-            )
+            return try await forward(request, to: route.server, params: .object(params), context)
         case "ref/resource":
             let uri = reference["uri"]?.stringValue ?? ""
-            guard let server = snapshot.catalog.routeResource(uri) else { throw .resourceNotFound(uri) }
-            return try await forward(
-                request,
-                to: server,
-                params: .object(params),
-                snapshot: snapshot,
-                session: session,
-                related: nil
-            )
+            guard let server = catalog.routeResource(uri) else { throw .resourceNotFound(uri) }
+            return try await forward(request, to: server, params: .object(params), context)
         default:
             throw .invalidParams("completion/complete: unknown ref type")
         }
+    }
+
+    /// A tool name the catalog cannot route. A bare name that several servers have is ambiguous, and the
+    /// client learns which exposed names to call instead of a misleading "unknown".
+    private func unknownTool(_ name: String, _ snapshot: Snapshot) -> JSONRPCError {
+        let candidates = snapshot.catalog.bareToolCandidates(name)
+        guard candidates.isEmpty else {
+            return .invalidParams(
+                "Ambiguous tool name: \(name) is offered by \(candidates.count) servers; "
+                    + "call one of \(candidates.joined(separator: ", "))"
+            )
+        }
+        return unknownName("tool", name, snapshot)
     }
 
     /// A name the live catalog does not have. When it carries the prefix of a server that is not connected,
@@ -154,87 +175,5 @@ extension Gateway {
     private func requiredString(_ params: JSONValue?, _ key: String) throws(JSONRPCError) -> String {
         guard let value = params?[key]?.stringValue else { throw .invalidParams("params.\(key) must be a string") }
         return value
-    }
-
-    private func forward(
-        _ request: JSONRPCRequest,
-        renamedTo route: Route,
-        snapshot: Snapshot,
-        session: DownstreamSession,
-        related: RelatedMessageSink?,
-        isToolCall: Bool = false
-    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
-        var params = request.params?.objectValue ?? [:]
-        params["name"] = .string(route.name)
-        return try await forward(
-            request,
-            to: route.server,
-            params: .object(params),
-            snapshot: snapshot,
-            session: session,
-            related: related,
-            isToolCall: isToolCall
-        )
-    }
-
-    /// Sends the request to `server` under a fresh upstream id and maps the answer back. Progress for it is
-    /// relayed to `related` with the client's own token; the client's cancellation reaches the upstream.
-    private func forward(
-        _ request: JSONRPCRequest,
-        to server: String,
-        params: JSONValue?,
-        snapshot: Snapshot,
-        session: DownstreamSession,
-        related: RelatedMessageSink?,
-        isToolCall: Bool = false
-    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
-        guard let link = snapshot.links[server] else { throw .internalError("no server \(server)") }
-        guard let client = link.client, link.state.isConnected else {
-            throw .upstreamUnavailable(Self.notConnectedMessage(server, link.state), server: server)
-        }
-        var forwarded = params?.objectValue ?? [:]
-        var meta = forwarded["_meta"]?.objectValue ?? [:]
-        let clientToken = meta.removeValue("progressToken")
-        forwarded["_meta"] = meta.isEmpty ? nil : .object(meta)
-        var onProgress: (@Sendable (JSONValue) -> Void)?
-        if let clientToken, let related {
-            onProgress = { upstreamParams in
-                var progress = upstreamParams.objectValue ?? [:]
-                progress["progressToken"] = clientToken
-                related(.notification(JSONRPCNotification(method: MCPMethod.progress, params: .object(progress))))
-            }
-        }
-        let handle = CallHandle()
-        guard session.begin(request.id, handle: handle) else {
-            throw .invalidRequest("request id \(request.id) is already in flight in this session")
-        }
-        defer { session.finish(request.id) }
-        let timeouts = link.spec.timeouts
-        let timeout = isToolCall ? timeouts.toolCall : timeouts.request
-        let options = RequestOptions(
-            timeout: timeout,
-            maxTotalTimeout: timeout * 4,
-            onProgress: onProgress,
-            handle: handle
-        )
-        let started = ContinuousClock.now
-        do {
-            let answer = try await client.request(request.method, params: .object(forwarded), options: options)
-            GatewayMetrics.recordRequest(
-                server: server,
-                method: request.method,
-                duration: .now - started,
-                failure: nil
-            )
-            return answer
-        } catch {
-            GatewayMetrics.recordRequest(
-                server: server,
-                method: request.method,
-                duration: .now - started,
-                failure: error.kind
-            )
-            throw .upstreamUnavailable("MCP server '\(server)' failed: \(error.message)", server: server)
-        }
     }
 }

@@ -26,6 +26,8 @@ package final class Gateway: Sendable {
     /// long enough to copy or swap the snapshot, whatever size the upstreams' catalogs are.
     private let writer = Mutex(())
     let startedAt = ContinuousClock.now
+    /// Holds the first `initialize` and lists until every enabled server's first attempt is over.
+    let startup: StartupGate
 
     /// The state routing reads: every server's link and the merged catalog built from them.
     package struct Snapshot: Sendable {
@@ -44,6 +46,7 @@ package final class Gateway: Sendable {
         self.sessions = SessionStore(limit: config.gateway.maxSessions, idleTimeout: config.gateway.sessionIdleTimeout)
         self.connector = connector
         self.logger = logger
+        self.startup = StartupGate(deadline: startedAt + config.gateway.startupWait)
         var links: [String: ServerLink] = [:]
         for spec in config.servers { links[spec.id] = ServerLink(spec: spec) }
         state = Mutex(Snapshot(order: config.servers.map(\.id), links: links))
@@ -123,6 +126,7 @@ package final class Gateway: Sendable {
             return (result, before, snapshot, changed, newConflicts)
         }
         for conflict in conflicts { logger.warning("catalog conflict: \(conflict)") }
+        if !startup.isOpen, after.firstAttemptsFinished { startup.open() }
         let changes = GatewayEvent.changes(from: before, to: after)
         recordStates(changes)
         events.publish(changes)

@@ -61,6 +61,17 @@ import YrdenProtocol
         #expect(catalog.routeTool("shared") == nil)
     }
 
+    @Test func anAmbiguousBareNameListsTheExposedNamesInConfigOrder() {
+        let catalog = AggregatedCatalog(
+            sources: [source("b", tools: ["shared"]), source("a", tools: ["only", "shared"])],
+            separator: "__"
+        )
+        #expect(catalog.bareToolCandidates("shared") == ["b__shared", "a__shared"])
+        #expect(catalog.bareToolCandidates("only").isEmpty)
+        #expect(catalog.bareToolCandidates("a__shared").isEmpty)
+        #expect(catalog.bareToolCandidates("missing").isEmpty)
+    }
+
     @Test func clashingNamesKeepTheFirstServerAndAreReported() {
         let first = CatalogSource(server: "one", prefix: "x", catalog: ServerCatalog(tools: [tool("t")]))
         let second = CatalogSource(server: "two", prefix: "x", catalog: ServerCatalog(tools: [tool("t")]))

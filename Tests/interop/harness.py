@@ -258,8 +258,12 @@ def start_gateway(
     extra_args: Iterable[str] = (),
     env: Mapping[str, str] | None = None,
     ready_timeout: float = READY_TIMEOUT,
+    ready_path: str = "/readyz",
 ) -> Gateway:
-    """Write ``config``, start ``yrden serve`` on a free loopback port, wait for ``/readyz`` to answer 200."""
+    """Write ``config``, start ``yrden serve`` on a free loopback port, wait for ``/readyz`` to answer 200.
+
+    ``ready_path="/healthz"`` returns as soon as the gateway listens, before its upstreams are connected.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     config_path = write_config(workdir, config)
     log_path = workdir / "yrden.log"
@@ -272,14 +276,14 @@ def start_gateway(
     gw = Gateway(proc=proc, port=port, workdir=workdir, config_path=config_path, log_path=log_path, _log_file=log_file)
     LIVE_GATEWAYS.append(gw)
     try:
-        wait_ready(gw, ready_timeout)
+        wait_ready(gw, ready_timeout, ready_path)
     except BaseException:
         gw.stop()
         raise
     return gw
 
 
-def wait_ready(gw: Gateway, timeout: float) -> None:
+def wait_ready(gw: Gateway, timeout: float, path: str = "/readyz") -> None:
     deadline = time.monotonic() + timeout
     last = "no answer yet"
     with httpx2.Client(timeout=2.0) as http:
@@ -289,7 +293,7 @@ def wait_ready(gw: Gateway, timeout: float) -> None:
                     f"yrden exited with status {gw.proc.returncode} before it was ready\n--- log ---\n{gw.log_text()}"
                 )
             try:
-                r = http.get(f"{gw.base}/readyz")
+                r = http.get(f"{gw.base}{path}")
                 if r.status_code == 200:
                     return
                 last = f"HTTP {r.status_code}: {r.text[:300]}"
@@ -297,7 +301,7 @@ def wait_ready(gw: Gateway, timeout: float) -> None:
                 last = f"{type(e).__name__}: {e}"
             if time.monotonic() >= deadline:
                 raise TimeoutError(
-                    f"GET /readyz did not answer 200 within {timeout:.0f}s (last: {last})\n--- log ---\n{gw.log_text()}"
+                    f"GET {path} did not answer 200 within {timeout:.0f}s (last: {last})\n--- log ---\n{gw.log_text()}"
                 )
             time.sleep(0.1)
 

@@ -18,7 +18,9 @@ from harness import (
     LEGACY_VERSION,
     MODERN_VERSION,
     MODES,
+    PYTHON,
     SAMPLE_README_TEXT,
+    SAMPLE_SERVER,
     Gateway,
     McpSession,
     mcp_session,
@@ -233,3 +235,19 @@ async def test_prompts(session: McpSession):
     assert got.messages, f"{prompt.name} returned no messages"
     rendered = text_of(got)
     assert any(v in rendered for v in args.values()), f"{prompt.name} ignored its arguments: {rendered!r}"
+
+
+async def test_an_ambiguous_bare_tool_name_names_its_candidates(gateway, yrden):
+    # Two servers offer `greet`, one offers `echo`: a bare `echo` still routes, a bare `greet` is ambiguous.
+    sample = {"command": PYTHON, "args": [str(SAMPLE_SERVER)]}
+    demo = {"command": str(yrden), "args": ["demo-server"]}
+    gw = gateway({"mcpServers": {"demo": demo, "left": sample, "right": sample}})
+    async with mcp_session(gw.url, mode="legacy") as session:
+        await session.wait_for_tools({"left__greet", "right__greet", "demo__echo"})
+        with anyio.fail_after(15):
+            echoed = await session.client.call_tool("echo", {"message": "bare"})
+            assert text_of(echoed) == "bare"
+            with pytest.raises(Exception) as raised:
+                await session.client.call_tool("greet", {"name": "x"})
+    message = str(raised.value)
+    assert "ambiguous" in message.lower() and "left__greet" in message and "right__greet" in message, message

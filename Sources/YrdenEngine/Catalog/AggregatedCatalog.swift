@@ -40,6 +40,8 @@ package struct AggregatedCatalog: Sendable {
     package private(set) var promptRoutes: [String: Route] = [:]
     /// Upstream tool names that exactly one server has: MCP Apps call tools by these bare names.
     package private(set) var uniqueBareTools: [String: Route] = [:]
+    /// Upstream tool names that several servers have, with the exposed names to call instead.
+    package private(set) var ambiguousBareTools: [String: [String]] = [:]
     package private(set) var resourceOwners: [String: String] = [:]
     package private(set) var templateOwners: [(template: URITemplate, server: String)] = []
     /// Human-readable descriptions of every clash found while merging.
@@ -53,7 +55,7 @@ package struct AggregatedCatalog: Sendable {
     package static let empty = AggregatedCatalog(sources: [], separator: "")
 
     package init(sources: [CatalogSource], separator: String) {
-        var bareOwners: [String: [Route]] = [:]
+        var bareOwners: [String: [(route: Route, exposed: String)]] = [:]
         var listed = ListedDigests()
         for source in sources {
             var count = (tools: 0, prompts: 0, resources: 0)
@@ -63,7 +65,7 @@ package struct AggregatedCatalog: Sendable {
                 let exposed = QualifiedName.make(prefix: source.prefix, separator: separator, name: name)
                 let route = Route(server: source.server, name: name)
                 guard Self.claim(exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else { continue }
-                bareOwners[name, default: []].append(route)
+                bareOwners[name, default: []].append((route, exposed))
                 listed.add(.tools, exposed, digest)
                 tools.append(.object(renamed(tool, to: exposed)))
                 count.tools += 1
@@ -105,8 +107,12 @@ package struct AggregatedCatalog: Sendable {
             }
             counts[source.server] = count
         }
-        for (name, owners) in bareOwners where owners.count == 1 {
-            uniqueBareTools[name] = owners[0]
+        for (name, owners) in bareOwners {
+            if owners.count == 1 {
+                uniqueBareTools[name] = owners[0].route
+            } else {
+                ambiguousBareTools[name] = owners.map(\.exposed)
+            }
         }
         fingerprints = listed.fingerprints
     }
@@ -154,6 +160,12 @@ package struct AggregatedCatalog: Sendable {
     /// The route of a tool name as a client sent it: the exposed name, or a bare name only one server has.
     package func routeTool(_ name: String) -> Route? {
         toolRoutes[name] ?? uniqueBareTools[name]
+    }
+
+    /// For a bare tool name that several servers have, the exposed names a client can call instead (in
+    /// config order); empty when the name is not ambiguous.
+    package func bareToolCandidates(_ name: String) -> [String] {
+        toolRoutes[name] == nil ? ambiguousBareTools[name] ?? [] : []
     }
 
     /// The server that should answer `resources/read` for `uri`: a listed resource, then a template that

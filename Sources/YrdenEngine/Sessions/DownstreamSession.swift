@@ -13,6 +13,8 @@ package final class DownstreamSession: Sendable {
 
     private struct State {
         var inFlight: [JSONRPCID: CallHandle] = [:]
+        /// Calls in flight the client cancelled: their answers must not be sent (a subset of `inFlight`).
+        var cancelledByClient: Set<JSONRPCID> = []
         var lastSeen: ContinuousClock.Instant = .now
         var outbox = Outbox()
         var ended = false
@@ -45,13 +47,23 @@ package final class DownstreamSession: Sendable {
         }
     }
 
-    func finish(_ id: JSONRPCID) {
-        _ = state.withLock { $0.inFlight.removeValue(forKey: id) }
+    /// Ends a call's registration; `true` when the client cancelled it, so its answer must not be sent.
+    func finish(_ id: JSONRPCID) -> Bool {
+        state.withLock { state in
+            state.inFlight.removeValue(forKey: id)
+            return state.cancelledByClient.remove(id) != nil
+        }
     }
 
-    /// `notifications/cancelled` from the client: stop the upstream call it names, if it is still running.
+    /// `notifications/cancelled` from the client: stop the call it names, if it is still running, and
+    /// remember not to answer it. An id not in flight is ignored, as the spec asks.
     func cancel(_ id: JSONRPCID, reason: String) {
-        state.withLock { $0.inFlight[id] }?.cancel(reason: reason)
+        let call = state.withLock { state -> CallHandle? in
+            guard let call = state.inFlight[id] else { return nil }
+            state.cancelledByClient.insert(id)
+            return call
+        }
+        call?.cancel(reason: reason)
     }
 
     /// Server-initiated messages (list changes) for this client's notification stream.
@@ -81,7 +93,10 @@ package final class DownstreamSession: Sendable {
     func end() {
         let (calls, sink) = state.withLock { state in
             state.ended = true
-            defer { state.inFlight.removeAll() }
+            defer {
+                state.inFlight.removeAll()
+                state.cancelledByClient.removeAll()
+            }
             return (Array(state.inFlight.values), state.outbox.detach())
         }
         calls.forEach { $0.cancel(reason: "the session ended") }

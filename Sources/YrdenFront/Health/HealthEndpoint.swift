@@ -20,13 +20,7 @@ package struct HealthEndpoint: Sendable {
     }
 
     package func readiness() -> HTTPResponse {
-        let ready = gateway.snapshot.links.values.allSatisfy { link in
-            switch link.state {
-            case .idle: false
-            case .connecting(let attempt): attempt > 1
-            default: true
-            }
-        }
+        let ready = gateway.snapshot.firstAttemptsFinished
         return FrontResponses.json(ready ? 200 : 503, report(status: ready ? "ready" : "starting"))
     }
 

@@ -15,7 +15,7 @@ extension MCPEndpoint {
             return FrontResponses.rpcError(400, error)
         }
         if case .single(.success(.request(let call)), _) = body, call.method == MCPMethod.initialize {
-            return initialize(call)
+            return await initialize(call)
         }
         if case .single(.success(.request(let call)), _) = body, Self.isStatelessEra(call) {
             return FrontResponses.rpcError(400, Self.unsupportedEra(call), id: call.id)
@@ -41,11 +41,11 @@ extension MCPEndpoint {
         }
     }
 
-    private func initialize(_ call: JSONRPCRequest) -> HTTPResponse {
+    private func initialize(_ call: JSONRPCRequest) async -> HTTPResponse {
         let session: DownstreamSession
         let response: JSONRPCResponse
         do throws(SessionLimitReached) {
-            (session, response) = try gateway.initialize(call)
+            (session, response) = try await gateway.initialize(call)
         } catch {
             logger.warning("initialize refused: \(error.rpcError.message)")
             return FrontResponses.rpcError(503, error.rpcError, id: call.id)

@@ -81,7 +81,8 @@ struct StdioConnection: Sendable {
                     let opened: DownstreamSession
                     let response: JSONRPCResponse
                     do throws(SessionLimitReached) {
-                        (opened, response) = try gateway.initialize(request)
+                        // Awaited here, not in a task: the client sends nothing else before the answer.
+                        (opened, response) = try await gateway.initialize(request)
                     } catch {
                         output(.response(JSONRPCResponse(id: request.id, error: error.rpcError)))
                         continue
@@ -101,8 +102,13 @@ struct StdioConnection: Sendable {
                         output(.response(JSONRPCResponse(id: request.id, error: slots.busy)))
                         continue
                     }
+                    // Registered before the next line is read, so a cancellation that follows it finds it.
+                    let admitted = gateway.admit(request, session: current)
                     group.addTask {
-                        output(.response(await gateway.handle(request, session: current, related: output)))
+                        // A request the client cancelled gets no response at all, as MCP asks.
+                        if let response = await gateway.respond(to: admitted, related: output) {
+                            output(.response(response))
+                        }
                         slots.release()
                     }
                 case .success(.notification(let notification)):

@@ -1,0 +1,81 @@
+import YrdenConfig
+import YrdenProtocol
+import YrdenTransport
+
+/// What forwarding one client request needs besides the request itself: the state it was routed by, the
+/// session it belongs to, the handle the client's cancellation reaches, and where its progress goes.
+struct ForwardContext: Sendable {
+    let snapshot: Gateway.Snapshot
+    let session: DownstreamSession
+    let call: CallHandle
+    let related: RelatedMessageSink?
+
+    /// The same context for a request whose progress is not relayed.
+    var withoutRelated: ForwardContext {
+        ForwardContext(snapshot: snapshot, session: session, call: call, related: nil)
+    }
+}
+
+extension Gateway {
+    /// Forwards a named item's request (a tool or prompt) under the name its server knows it by.
+    func forward(
+        _ request: JSONRPCRequest,
+        renamedTo route: Route,
+        _ context: ForwardContext,
+        isToolCall: Bool = false
+    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
+        var params = request.params?.objectValue ?? [:]
+        params["name"] = .string(route.name)
+        return try await forward(request, to: route.server, params: .object(params), context, isToolCall: isToolCall)
+    }
+
+    /// Sends the request to `server` under a fresh upstream id and maps the answer back. Progress for it is
+    /// relayed to the context's sink with the client's own token; the client's cancellation reaches the
+    /// upstream through the context's call handle.
+    func forward(
+        _ request: JSONRPCRequest,
+        to server: String,
+        params: JSONValue?,
+        _ context: ForwardContext,
+        isToolCall: Bool = false
+    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
+        guard let link = context.snapshot.links[server] else { throw .internalError("no server \(server)") }
+        guard let client = link.client, link.state.isConnected else {
+            throw .upstreamUnavailable(Self.notConnectedMessage(server, link.state), server: server)
+        }
+        var forwarded = params?.objectValue ?? [:]
+        var meta = forwarded["_meta"]?.objectValue ?? [:]
+        let clientToken = meta.removeValue("progressToken")
+        forwarded["_meta"] = meta.isEmpty ? nil : .object(meta)
+        var onProgress: (@Sendable (JSONValue) -> Void)?
+        if let clientToken, let related = context.related {
+            onProgress = { upstreamParams in
+                var progress = upstreamParams.objectValue ?? [:]
+                progress["progressToken"] = clientToken
+                related(.notification(JSONRPCNotification(method: MCPMethod.progress, params: .object(progress))))
+            }
+        }
+        let timeouts = link.spec.timeouts
+        let timeout = isToolCall ? timeouts.toolCall : timeouts.request
+        let options = RequestOptions(
+            timeout: timeout,
+            maxTotalTimeout: timeout * 4,
+            onProgress: onProgress,
+            handle: context.call
+        )
+        let started = ContinuousClock.now
+        do {
+            let answer = try await client.request(request.method, params: .object(forwarded), options: options)
+            GatewayMetrics.recordRequest(server: server, method: request.method, duration: .now - started, failure: nil)
+            return answer
+        } catch {
+            GatewayMetrics.recordRequest(
+                server: server,
+                method: request.method,
+                duration: .now - started,
+                failure: error.kind
+            )
+            throw .upstreamUnavailable("MCP server '\(server)' failed: \(error.message)", server: server)
+        }
+    }
+}

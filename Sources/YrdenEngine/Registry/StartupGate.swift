@@ -1,0 +1,105 @@
+import Synchronization
+
+/// Holds a client's first `initialize` and list requests until every enabled server has finished its first
+/// connection attempt, so a client started together with the gateway (a stdio host, an agent launched with
+/// it) sees the whole catalog, its capabilities and instructions, instead of an empty list it keeps.
+///
+/// The gate opens once and stays open: when the last first attempt ends, or at its deadline
+/// (`gateway.startupWait` after the gateway started), whichever comes first. A server added later never
+/// closes it again. A waiter is a continuation the opening resumes (an event, not a poll); its own timer
+/// opens the gate at the deadline, cancelling its task ends its wait, and past ``maxWaiters`` a request is
+/// answered at once rather than held.
+final class StartupGate: Sendable {
+    /// Requests held at once; beyond this, a request does not wait (bounded memory under a flood).
+    static let maxWaiters = 4096
+
+    let deadline: ContinuousClock.Instant
+
+    private struct State {
+        var isOpen: Bool
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var lastID: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(deadline: ContinuousClock.Instant) {
+        self.deadline = deadline
+        state = Mutex(State(isOpen: deadline <= .now))
+    }
+
+    var isOpen: Bool { state.withLock { $0.isOpen } }
+
+    /// Opens the gate for good and releases every waiter.
+    func open() {
+        let released = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.isOpen else { return [] }
+            state.isOpen = true
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        released.forEach { $0.resume() }
+    }
+
+    /// Returns once the gate is open, its deadline has passed, or the calling task is cancelled.
+    func wait() async {
+        guard !isOpen else { return }
+        guard ContinuousClock.now < deadline else { return open() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.opened() }
+            group.addTask {
+                try? await Task.sleep(until: self.deadline, clock: .continuous)
+                if !Task.isCancelled { self.open() }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Suspends until ``open()``, or until the task is cancelled.
+    private func opened() async {
+        let id = state.withLock { state in
+            state.lastID += 1
+            return state.lastID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // Checked under the lock: a cancellation either came before (seen here) or finds the waiter.
+                let held = state.withLock { state in
+                    guard !state.isOpen, !Task.isCancelled, state.waiters.count < Self.maxWaiters else {
+                        return false
+                    }
+                    state.waiters[id] = continuation
+                    return true
+                }
+                if !held { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+}
+
+extension Gateway.Snapshot {
+    /// Whether every enabled server has finished its first connection attempt (connected, failed, waiting
+    /// for a sign-in, or on its second try): the catalog a new client sees is settled. `/readyz` answers this.
+    package var firstAttemptsFinished: Bool {
+        links.values.allSatisfy { link in
+            switch link.state {
+            case .idle: false
+            case .connecting(let attempt): attempt > 1
+            default: true
+            }
+        }
+    }
+}
+
+extension Gateway {
+    /// Holds the caller until the first connection attempts are over or `gateway.startupWait` has passed
+    /// since the gateway started; returns at once afterwards.
+    func awaitStartup() async {
+        guard !startup.isOpen else { return }
+        if snapshot.firstAttemptsFinished { return startup.open() }
+        await startup.wait()
+    }
+}

@@ -1,0 +1,22 @@
+import YrdenProtocol
+import YrdenTransport
+
+/// A client request registered as in flight in its session, or refused because its id already is.
+///
+/// Registering is separate from answering so that a transport reading one ordered stream (stdio) can
+/// register each request as it reads it: a `notifications/cancelled` read right after the request then
+/// finds it, however late the task that answers it starts.
+package struct AdmittedRequest: Sendable {
+    let request: JSONRPCRequest
+    let session: DownstreamSession
+    /// Where the client's cancellation lands; `nil` when the request was refused.
+    let call: CallHandle?
+
+    /// Registers `request` in `session`; refused when a request with its id is still in flight there.
+    init(_ request: JSONRPCRequest, in session: DownstreamSession) {
+        self.request = request
+        self.session = session
+        let call = CallHandle()
+        self.call = session.begin(request.id, handle: call) ? call : nil
+    }
+}
