@@ -2,6 +2,7 @@
 #   make run    install what is missing, build (release), start the gateway on its embedded default
 #   make test   install what is missing, build, run unit tests, the format check and the interop suite
 #   make bench  build release and print figures beside a direct connection to the same upstream
+#   make dist   a self-contained dist/yrden (Swift runtime linked in) for machines without a Swift toolchain
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -10,7 +11,7 @@ VENV := .venv
 CONFIG ?=
 ARGS ?=
 
-.PHONY: run test unit interop lint format bench system-deps venv build build-release clean
+.PHONY: run test unit interop lint format bench dist system-deps venv build build-release clean
 
 # System packages the build needs; installed only when missing (CI and fresh machines run as root).
 system-deps:
@@ -53,5 +54,16 @@ test: lint unit interop
 bench: build-release
 	Benchmarks/run.sh
 
+# The Swift standard library and Foundation are linked in; what stays dynamic is glibc, libstdc++, zlib and
+# libmicrohttpd (apt-get install libmicrohttpd12 on the target). Its own build folder, so it never forces a
+# rebuild of the release binary that make bench measures.
+DIST_BUILD := .build/dist
+dist: system-deps
+	$(SWIFT) build -c release --static-swift-stdlib --product yrden --scratch-path $(DIST_BUILD)
+	mkdir -p dist
+	install -m 0755 "$$($(SWIFT) build -c release --scratch-path $(DIST_BUILD) --show-bin-path)/yrden" dist/yrden
+	strip dist/yrden
+	@echo "dist/yrden: $$(du -h dist/yrden | cut -f1); needs on the target:"; ldd dist/yrden | awk '{print "  " $$1}'
+
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build $(VENV) dist
