@@ -83,6 +83,55 @@ package enum AtomicFile {
         return true
     }
 
+    /// Removes the temporary files that writes of `path` left behind when their process died mid-write
+    /// (`kill -9`, a power cut); returns their paths. Only files named as ``write(_:to:mode:)`` names them,
+    /// for this file, whose writer's pid no longer runs, are removed: a live writer's file is its own.
+    @discardableResult
+    package static func removeLeftoverTemporaries(of path: String) throws(StorageError) -> [String] {
+        let target = followingSymbolicLink(path)
+        let directory = POSIX.directory(of: target)
+        let prefix = ".\(POSIX.fileName(of: target)).tmp-"
+        guard let stream = opendir(directory) else {
+            if errno == ENOENT { return [] }
+            throw POSIX.failure("list the directory of", path, errno: errno)
+        }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix(prefix), let pid = writerPID(name.dropFirst(prefix.count)), !isRunning(pid) {
+                names.append(name)
+            }
+        }
+        closedir(stream)
+        var removed: [String] = []
+        for name in names {
+            let leftover = "\(directory)/\(name)"
+            if unlink(leftover) == 0 {
+                removed.append(leftover)
+            } else if errno != ENOENT {
+                throw POSIX.failure("remove", leftover, errno: errno)
+            }
+        }
+        if !removed.isEmpty { try syncDirectory(of: target, for: path) }
+        return removed
+    }
+
+    /// The pid in the rest of a temporary file's name, `<pid>-<random hex>`; `nil` for any other shape.
+    private static func writerPID(_ rest: Substring) -> pid_t? {
+        let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[1].isEmpty, parts[1].allSatisfy(\.isHexDigit), let pid = pid_t(parts[0]),
+            pid > 0
+        else { return nil }
+        return pid
+    }
+
+    /// Whether a process `pid` exists (one owned by another user counts: `EPERM` says it exists).
+    private static func isRunning(_ pid: pid_t) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
+    }
+
     /// Opens a new, exclusively created temporary file in the directory of `target`.
     private static func createTemporary(
         beside target: String,

@@ -19,6 +19,27 @@ import Testing
         #expect(try scratch.entries() == ["config.json"])
     }
 
+    @Test func leftoversOfDeadWritersAreRemovedAndLiveOnesKept() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.file("yrden.json")
+        try AtomicFile.write(bytes("{}"), to: path, mode: 0o600)
+        let dead = 4_000_000  // above the kernel's pid limit: no process has it
+        let leftovers = [".yrden.json.tmp-\(dead)-1a2b", ".yrden.json.tmp-\(dead)-ffffffff"]
+        let kept = [
+            ".yrden.json.tmp-\(getpid())-77",  // a writer still running
+            ".yrden.json.tmp-\(dead)-",  // not a name a write gives
+            ".yrden.json.tmp-x-1",
+            ".other.json.tmp-\(dead)-1",  // another file's
+            "yrden.json.tmp-\(dead)-1",
+        ]
+        for name in leftovers + kept { try AtomicFile.write(bytes("{"), to: scratch.file(name), mode: 0o600) }
+        let removed = try AtomicFile.removeLeftoverTemporaries(of: path)
+        #expect(Set(removed) == Set(leftovers.map(scratch.file)))
+        #expect(try scratch.entries() == (kept + ["yrden.json"]).sorted())
+        #expect(try AtomicFile.removeLeftoverTemporaries(of: scratch.file("none/yrden.json")) == [])
+    }
+
     @Test func fileHasTheRequestedMode() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
