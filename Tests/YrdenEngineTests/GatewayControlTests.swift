@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import Testing
 import YrdenConfig
 
@@ -55,8 +56,8 @@ import YrdenConfig
 
     @Test func replacingWithTheSameSpecRestartsNothing() async throws {
         let gateway = gateway(spec("a"))
-        #expect(try await gateway.replaceServer(spec("a")) == false)
-        #expect(try await gateway.replaceServer(spec("a", command: "false")) == true)
+        #expect(try await gateway.replaceServer(spec("a")).restarted == false)
+        #expect(try await gateway.replaceServer(spec("a", command: "false")).restarted == true)
         #expect(gateway.snapshot.links["a"]?.spec.transport == spec("a", command: "false").transport)
     }
 
@@ -80,5 +81,74 @@ import YrdenConfig
         gateway.logRing("a")?.append("before", event: "stderr")
         try await gateway.replaceServer(spec("a", command: "false"))
         #expect(gateway.logRing("a")?.recent().map(\.message) == ["before"])
+    }
+
+    /// A supervisor that ignores cancellation for a while, as one busy with a flooding upstream would.
+    /// Returns once it runs: a run cancelled before it began would end at once.
+    private func startStubbornSupervisor(_ gateway: Gateway, _ id: String, for duration: Duration) async {
+        let running = AsyncStream.makeStream(of: Void.self)
+        gateway.supervisors.start(id) {
+            running.continuation.finish()
+            await shielded { try? await Task.sleep(for: duration) }
+        }
+        for await _ in running.stream {}
+    }
+
+    @Test func aRemovalThatOutlastsTheStopLimitIsAppliedAndSaysSo() async throws {
+        let gateway = gateway(spec("a"), spec("b"))
+        await startStubbornSupervisor(gateway, "a", for: .seconds(30))
+        let started = ContinuousClock.now
+        let stoppedInTime = try await gateway.removeServer("a", stopLimit: .milliseconds(200))
+        let waited = ContinuousClock.now - started
+        #expect(!stoppedInTime)
+        #expect(waited < .seconds(10), "waited \(waited)")
+        #expect(gateway.snapshot.order == ["b"])
+        #expect(gateway.snapshot.links["a"] == nil)
+    }
+
+    @Test func aServerAddedAgainStartsOnlyAfterItsOldRunHasStopped() async throws {
+        let gateway = gateway(spec("a"))
+        let order = Mutex<[String]>([])
+        let running = AsyncStream.makeStream(of: Void.self)
+        gateway.supervisors.start("a") {
+            running.continuation.finish()
+            await shielded { try? await Task.sleep(for: .milliseconds(500)) }
+            order.withLock { $0.append("old run ended") }
+        }
+        for await _ in running.stream {}
+        let stoppedInTime = try await gateway.removeServer("a", stopLimit: .milliseconds(50))
+        #expect(!stoppedInTime)
+        let newRun = AsyncStream.makeStream(of: Void.self)
+        gateway.supervisors.start("a") {
+            order.withLock { $0.append("new run started") }
+            newRun.continuation.finish()
+        }
+        for await _ in newRun.stream {}
+        #expect(order.withLock { $0 } == ["old run ended", "new run started"])
+    }
+
+    @Test func aDisconnectThatOutlastsTheStopLimitShowsDisconnectedOnceStopped() async throws {
+        let gateway = gateway(spec("a", disabled: false))
+        let events = gateway.events.subscribe()
+        await startStubbornSupervisor(gateway, "a", for: .milliseconds(300))
+        let stoppedInTime = try await gateway.disconnectServer("a", stopLimit: .milliseconds(50))
+        #expect(!stoppedInTime)
+        for await event in events {
+            if case .serverState(let status) = event, status.state == .disconnected { break }
+        }
+        #expect(gateway.snapshot.links["a"]?.state == .disconnected)
+    }
+
+    @Test func reconcileStopsEveryLeavingServerWithinOneLimit() async throws {
+        let gateway = gateway(spec("a"), spec("b"), spec("c"))
+        for id in ["a", "b"] { await startStubbornSupervisor(gateway, id, for: .seconds(30)) }
+        let started = ContinuousClock.now
+        let changes = await gateway.reconcile(to: [spec("c")], stopLimit: .milliseconds(300))
+        let waited = ContinuousClock.now - started
+        #expect(changes.removed == ["a", "b"])
+        #expect(Set(changes.stillStopping) == ["a", "b"])
+        // Both waits share the limit: well under twice it, on however loaded a machine.
+        #expect(waited < .seconds(5), "waited \(waited)")
+        #expect(gateway.snapshot.order == ["c"])
     }
 }

@@ -6,10 +6,14 @@ import YrdenStorage
 /// The config as operators edit it at runtime: validated like the file, applied to the gateway, and written
 /// back so a restart keeps every change.
 ///
-/// An actor, so concurrent edits apply one at a time and the file always holds the last one whole. Every
-/// change goes validate → write → apply: a change the validator refuses touches nothing, and a change that
+/// Every change goes validate → write → apply: a change the validator refuses touches nothing, and a change that
 /// cannot be written is not applied, so what runs never differs from what a restart would load. The file is
 /// written from the raw document, so `${VAR}` references stay references and secrets stay out of it.
+///
+/// Changes are linearizable: each one passes a ``ChangeGate`` and holds it from its first check to its applied
+/// state, so a change never sees another half done (an actor alone would interleave them at every `await`).
+/// Each version of the document has an ETag, and so has each server's entry, for clients that read, modify and
+/// write (`If-Match`). A change that waits for servers to stop waits at most ``stopLimit``.
 package actor ConfigStore {
     /// Where changes are written; `nil` keeps them in memory only (a gateway started without a writable file).
     package nonisolated let path: String?
@@ -17,30 +21,46 @@ package actor ConfigStore {
     private let environment: [String: String]
     private let gateway: Gateway
     private let logger: Logger
+    private let stopLimit: Duration
+    private let gate = ChangeGate()
+    private var versions: ConfigVersions
 
     package init(
         document: ConfigDocument,
         path: String?,
         environment: [String: String],
         gateway: Gateway,
-        logger: Logger
+        logger: Logger,
+        stopLimit: Duration = Gateway.stopLimit
     ) {
         self.document = document
         self.path = path
         self.environment = environment
         self.gateway = gateway
         self.logger = logger
+        self.stopLimit = stopLimit
+        self.versions = ConfigVersions()
+        if let path { Self.removeLeftovers(of: path, logger: logger) }
     }
 
-    /// The whole document with secrets redacted.
-    package func redactedDocument() -> JSONValue { document.redacted().json }
+    /// The whole document with secrets redacted, and its ETag.
+    package func redactedDocument() -> (document: JSONValue, etag: String) {
+        (document.redacted().json, versions.documentTag)
+    }
 
     /// Server `id`'s entry as written, secrets redacted; `nil` for an unknown id.
     package func redactedEntry(_ id: String) -> JSONValue? {
         document.entry(id).map(ConfigDocument.redactedEntry)
     }
 
+    /// The ETag of server `id`'s entry (it changes when the entry does); `nil` for an unknown id.
+    package func entryTag(_ id: String) -> String? {
+        document.entry(id) == nil ? nil : versions.entryTag(id)
+    }
+
     package func addServer(id: String, entry: JSONValue) async throws(ConfigStoreError) {
+        try await enter()
+        defer { gate.leave() }
         guard document.entry(id) == nil else { throw .duplicateServer(id) }
         let spec = try validate(entry, id: id)
         var next = document
@@ -51,33 +71,104 @@ package actor ConfigStore {
 
     /// Replaces `id`'s entry; redacted values sent back keep what is stored. True when the server restarted.
     @discardableResult
-    package func replaceServer(id: String, entry: JSONValue) async throws(ConfigStoreError) -> Bool {
-        guard let old = document.entry(id) else { throw .unknownServer(id) }
-        let entry = ConfigDocument.restoringRedacted(entry, from: old)
-        let spec = try validate(entry, id: id)
-        var next = document
-        next.setEntry(entry, for: id)
-        try commit(next)
-        do { return try await gateway.replaceServer(spec) } catch { throw ConfigStoreError(error) }
+    package func replaceServer(
+        id: String,
+        entry: JSONValue,
+        expecting expected: ExpectedVersion = .any
+    ) async throws(ConfigStoreError) -> Bool {
+        try await enter()
+        defer { gate.leave() }
+        return try await replacingServer(id: id, expecting: expected) { _ in entry }
     }
 
     /// Applies an RFC 7396 merge patch to `id`'s entry.
     @discardableResult
-    package func patchServer(id: String, patch: JSONValue) async throws(ConfigStoreError) -> Bool {
-        guard let old = document.entry(id) else { throw .unknownServer(id) }
-        return try await replaceServer(id: id, entry: old.mergePatched(with: patch))
+    package func patchServer(
+        id: String,
+        patch: JSONValue,
+        expecting expected: ExpectedVersion = .any
+    ) async throws(ConfigStoreError) -> Bool {
+        try await enter()
+        defer { gate.leave() }
+        return try await replacingServer(id: id, expecting: expected) { $0.mergePatched(with: patch) }
     }
 
-    package func removeServer(id: String) async throws(ConfigStoreError) {
+    package func removeServer(id: String, expecting expected: ExpectedVersion = .any) async throws(ConfigStoreError) {
+        try await enter()
+        defer { gate.leave() }
         var next = document
-        guard next.removeEntry(id) else { throw .unknownServer(id) }
+        guard next.entry(id) != nil else { throw .unknownServer(id) }
+        try check(expected, against: versions.entryTag(id))
+        _ = next.removeEntry(id)
         try commit(next)
-        do { try await gateway.removeServer(id) } catch { throw ConfigStoreError(error) }
+        let stopped: Bool
+        do { stopped = try await gateway.removeServer(id, stopLimit: stopLimit) } catch {
+            throw ConfigStoreError(error)
+        }
+        if !stopped { throw .stillStopping(LateStop(servers: [id], limit: stopLimit, restarting: false)) }
+    }
+
+    /// Starts connecting server `id` (see ``Gateway/connectServer(_:)``), in turn with every other change.
+    package func connectServer(id: String) async throws(ConfigStoreError) {
+        try await enter()
+        defer { gate.leave() }
+        do { try gateway.connectServer(id) } catch { throw ConfigStoreError(error) }
+    }
+
+    /// Stops server `id` until it is connected again, waiting at most ``stopLimit``.
+    package func disconnectServer(id: String) async throws(ConfigStoreError) {
+        try await enter()
+        defer { gate.leave() }
+        let stopped: Bool
+        do { stopped = try await gateway.disconnectServer(id, stopLimit: stopLimit) } catch {
+            throw ConfigStoreError(error)
+        }
+        if !stopped { throw .stillStopping(LateStop(servers: [id], limit: stopLimit, restarting: false)) }
+    }
+
+    /// Stops and starts server `id`, waiting at most ``stopLimit`` for the stop.
+    package func restartServer(id: String) async throws(ConfigStoreError) {
+        try await enter()
+        defer { gate.leave() }
+        let stopped: Bool
+        do { stopped = try await gateway.restartServer(id, stopLimit: stopLimit) } catch {
+            throw ConfigStoreError(error)
+        }
+        if !stopped { throw .stillStopping(LateStop(servers: [id], limit: stopLimit, restarting: true)) }
+    }
+
+    /// The body of a replace or patch, run inside the gate: `change` makes the new entry from the stored one.
+    private func replacingServer(
+        id: String,
+        expecting expected: ExpectedVersion,
+        _ change: (JSONValue) -> JSONValue
+    ) async throws(ConfigStoreError) -> Bool {
+        guard let old = document.entry(id) else { throw .unknownServer(id) }
+        try check(expected, against: versions.entryTag(id))
+        let entry = ConfigDocument.restoringRedacted(change(old), from: old)
+        let spec = try validate(entry, id: id)
+        var next = document
+        next.setEntry(entry, for: id)
+        try commit(next)
+        let outcome: (restarted: Bool, stoppedInTime: Bool)
+        do { outcome = try await gateway.replaceServer(spec, stopLimit: stopLimit) } catch {
+            throw ConfigStoreError(error)
+        }
+        if !outcome.stoppedInTime {
+            throw .stillStopping(LateStop(servers: [id], limit: stopLimit, restarting: !spec.disabled))
+        }
+        return outcome.restarted
     }
 
     /// Replaces the whole document and reconciles: only servers whose entry changed restart. A change to the
     /// gateway section is refused, since it takes a restart to apply (the listener, the token).
-    package func replaceDocument(_ value: JSONValue) async throws(ConfigStoreError) -> ReconcileChanges {
+    package func replaceDocument(
+        _ value: JSONValue,
+        expecting expected: ExpectedVersion = .any
+    ) async throws(ConfigStoreError) -> ReconcileChanges {
+        try await enter()
+        defer { gate.leave() }
+        try check(expected, against: versions.documentTag)
         guard case .object(var root) = value else {
             throw .invalid(
                 ConfigError(
@@ -109,12 +200,14 @@ package actor ConfigStore {
             throw .conflict("gateway.\(field) cannot change while the gateway runs; edit the file and restart it")
         }
         try commit(next)
-        return await gateway.reconcile(to: config.servers)
+        return try await reconcile(to: config.servers)
     }
 
     /// Re-reads the file (SIGHUP, or the file changed on disk) and reconciles like ``replaceDocument(_:)``.
     package func reload() async throws(ConfigStoreError) -> ReconcileChanges {
         guard let path else { return ReconcileChanges(unchanged: gateway.snapshot.order) }
+        try await enter()
+        defer { gate.leave() }
         let next: ConfigDocument
         do { next = try ConfigLoader.loadDocument(path: path) } catch { throw .invalid(error) }
         let config: GatewayConfig
@@ -122,9 +215,36 @@ package actor ConfigStore {
         if let field = Self.changedGatewayField(gateway.settings, config.gateway) {
             logger.warning("gateway.\(field) changed in the file; it takes effect after a restart")
         }
-        document = next
-        gateway.connector.withheldEnvironment.adopt(next)
-        return await gateway.reconcile(to: config.servers)
+        adopt(next)
+        return try await reconcile(to: config.servers)
+    }
+
+    /// Makes the running servers match `servers`; servers that outlast the stop limit are reported after the
+    /// change is applied.
+    private func reconcile(to servers: [ServerSpec]) async throws(ConfigStoreError) -> ReconcileChanges {
+        let changes = await gateway.reconcile(to: servers, stopLimit: stopLimit)
+        guard changes.stillStopping.isEmpty else {
+            let restarting = Set(changes.stillStopping).isSubset(of: changes.restarted)
+            throw .stillStopping(LateStop(servers: changes.stillStopping, limit: stopLimit, restarting: restarting))
+        }
+        return changes
+    }
+
+    /// Waits for this change's turn; every path through the store that changes anything starts here.
+    private func enter() async throws(ConfigStoreError) {
+        do { try await gate.enter() } catch {
+            switch error {
+            case .queueFull(let waiting):
+                throw .busy("\(waiting) config changes are already waiting; retry shortly")
+            case .waitedTooLong(let limit):
+                throw .busy("other config changes held it for \(limit.components.seconds) s; retry shortly")
+            }
+        }
+    }
+
+    /// Refuses the change when the client expected another version than `current`.
+    private func check(_ expected: ExpectedVersion, against current: String) throws(ConfigStoreError) {
+        guard expected.accepts(current) else { throw .versionMismatch(current: current) }
     }
 
     private func validate(_ entry: JSONValue, id: String) throws(ConfigStoreError) -> ServerSpec {
@@ -161,8 +281,25 @@ package actor ConfigStore {
                 throw .storage("could not save the config to \(path): \(error)")
             }
         }
+        adopt(next)
+    }
+
+    /// Makes `next` the current document, with new versions for what differs.
+    private func adopt(_ next: ConfigDocument) {
+        versions.advance(from: document, to: next)
         document = next
         gateway.connector.withheldEnvironment.adopt(next)
+    }
+
+    /// Removes what writers that crashed mid-write left beside the config file (`.yrden.json.tmp-*`).
+    private static func removeLeftovers(of path: String, logger: Logger) {
+        do {
+            for removed in try AtomicFile.removeLeftoverTemporaries(of: path) {
+                logger.notice("removed a temporary file a crashed writer left", metadata: ["file": "\(removed)"])
+            }
+        } catch {
+            logger.warning("could not look for leftover temporary files", metadata: ["reason": "\(error)"])
+        }
     }
 
     /// The first gateway setting that differs, by its config key.
@@ -177,31 +314,5 @@ package actor ConfigStore {
         if old.publicURL != new.publicURL { return "publicURL" }
         if old.oauthCallback != new.oauthCallback { return "oauthCallback" }
         return nil
-    }
-}
-
-/// Why an operator's config change was refused; the admin API maps each case to its HTTP status.
-package enum ConfigStoreError: Error, Sendable, CustomStringConvertible {
-    case invalid(ConfigError)
-    case unknownServer(String)
-    case duplicateServer(String)
-    case conflict(String)
-    case storage(String)
-
-    package var description: String {
-        switch self {
-        case .invalid(let error): "\(error)"
-        case .unknownServer(let id): "no server \(id)"
-        case .duplicateServer(let id): "a server \(id) already exists"
-        case .conflict(let message), .storage(let message): message
-        }
-    }
-
-    init(_ error: ControlError) {
-        switch error {
-        case .unknownServer(let id): self = .unknownServer(id)
-        case .duplicateServer(let id): self = .duplicateServer(id)
-        case .conflict(let message): self = .conflict(message)
-        }
     }
 }

@@ -14,9 +14,16 @@ package struct ReconcileChanges: Sendable, Hashable {
     package var removed: [String] = []
     package var restarted: [String] = []
     package var unchanged: [String] = []
+    /// Removed or restarted servers that had not stopped by the time limit; they stop in the background.
+    package var stillStopping: [String] = []
 }
 
 extension Gateway {
+    /// How long an operator's change waits for a server to stop (a stdio child gets closed stdin, SIGTERM after
+    /// 2 s and SIGKILL after 5 s, so a healthy one is gone well within it). Past it the change is applied all
+    /// the same and the server finishes stopping in the background.
+    package static let stopLimit: Duration = .seconds(10)
+
     /// Adds a server and starts connecting it (unless disabled); every session hears of its tools once it is up.
     package func addServer(_ spec: ServerSpec) throws(ControlError) {
         let added = update { snapshot -> Bool in
@@ -30,33 +37,38 @@ extension Gateway {
         if !spec.disabled { startSupervisor(spec) }
     }
 
-    /// Replaces a server's spec. The server is restarted only when the spec differs; `true` when it was.
+    /// Replaces a server's spec. The server is restarted only when the spec differs; `restarted` says whether
+    /// it was, `stoppedInTime` whether its old run ended within `limit` (if not, the new one starts after it).
     @discardableResult
-    package func replaceServer(_ spec: ServerSpec) async throws(ControlError) -> Bool {
+    package func replaceServer(
+        _ spec: ServerSpec,
+        stopLimit limit: Duration = stopLimit
+    ) async throws(ControlError) -> (restarted: Bool, stoppedInTime: Bool) {
         guard let old = snapshot.links[spec.id]?.spec else { throw .unknownServer(spec.id) }
-        guard old != spec else { return false }
-        await supervisors.stop(spec.id)
+        guard old != spec else { return (false, true) }
+        let late = await supervisors.stop([spec.id], until: .now + limit)
         update { snapshot in
             guard snapshot.links[spec.id] != nil else { return }
-            var link = ServerLink(spec: spec, log: snapshot.links[spec.id]?.log)
-            link.state = spec.disabled ? .disabled : .idle
-            snapshot.links[spec.id] = link
+            snapshot.links[spec.id] = ServerLink(spec: spec, log: snapshot.links[spec.id]?.log)
         }
         log.append("server \(spec.id) reconfigured", event: "config", metadata: ["server": spec.id])
         if !spec.disabled { startSupervisor(spec) }
-        return true
+        return (true, late.isEmpty)
     }
 
-    /// Stops a server (its child process is gone when this returns) and removes it and its tools.
-    package func removeServer(_ id: String) async throws(ControlError) {
+    /// Stops a server and removes it and its tools. `true` when it stopped within `limit` (a stdio child has
+    /// exited and been reaped); otherwise it is removed all the same and finishes stopping in the background.
+    @discardableResult
+    package func removeServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
         guard snapshot.links[id] != nil else { throw .unknownServer(id) }
-        await supervisors.stop(id)
+        let late = await supervisors.stop([id], until: .now + limit)
         update { snapshot in
             snapshot.links.removeValue(forKey: id)
             snapshot.order.removeAll { $0 == id }
         }
         oauth.remove(id)
         log.append("server \(id) removed", event: "config", metadata: ["server": id])
+        return late.isEmpty
     }
 
     /// Starts connecting a server that is disconnected or gave up; a connected one is left as it is.
@@ -70,40 +82,72 @@ extension Gateway {
         startSupervisor(spec)
     }
 
-    /// Stops a server until it is connected again; its tools leave the aggregate.
-    package func disconnectServer(_ id: String) async throws(ControlError) {
+    /// Stops a server until it is connected again; its tools leave the aggregate. `true` when it stopped within
+    /// `limit`; otherwise it shows as disconnected once it has stopped in the background.
+    @discardableResult
+    package func disconnectServer(
+        _ id: String,
+        stopLimit limit: Duration = stopLimit
+    ) async throws(ControlError)
+        -> Bool
+    {
         guard snapshot.links[id] != nil else { throw .unknownServer(id) }
-        await supervisors.stop(id)
-        publish(id) { $0.state = $0.spec.disabled ? .disabled : .disconnected }
+        let late = await supervisors.stop([id], until: .now + limit)
+        let settle: @Sendable () -> Void = { [self] in
+            guard !supervisors.isRunning(id) else { return }
+            publish(id) { $0.state = $0.spec.disabled ? .disabled : .disconnected }
+        }
+        if late.isEmpty { settle() } else { supervisors.whenStopped(id, settle) }
+        return late.isEmpty
     }
 
-    /// Stops and starts a server: a fresh process or connection, a fresh handshake and catalog.
-    package func restartServer(_ id: String) async throws(ControlError) {
-        try await disconnectServer(id)
+    /// Stops and starts a server: a fresh process or connection, a fresh handshake and catalog. `true` when the
+    /// old run stopped within `limit`; otherwise the new one starts once it has.
+    @discardableResult
+    package func restartServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
+        let stoppedInTime = try await disconnectServer(id, stopLimit: limit)
         try connectServer(id)
+        return stoppedInTime
     }
 
     /// Makes the running set of servers match `servers`: new ones are added, missing ones removed, changed
     /// ones restarted; the rest keep running untouched. The order of `servers` becomes the config order.
-    package func reconcile(to servers: [ServerSpec]) async -> ReconcileChanges {
+    /// Servers leaving or restarting are stopped together, all within one `limit`.
+    package func reconcile(to servers: [ServerSpec], stopLimit limit: Duration = stopLimit) async -> ReconcileChanges {
         var changes = ReconcileChanges()
         let current = snapshot
         let wanted = Set(servers.map(\.id))
-        for id in current.order where !wanted.contains(id) {
-            try? await removeServer(id)
-            changes.removed.append(id)
-        }
+        changes.removed = current.order.filter { !wanted.contains($0) }
+        var restarting: [ServerSpec] = []
+        var added: [ServerSpec] = []
         for spec in servers {
-            if current.links[spec.id] == nil {
-                try? addServer(spec)
-                changes.added.append(spec.id)
-            } else if (try? await replaceServer(spec)) == true {
-                changes.restarted.append(spec.id)
+            if let old = current.links[spec.id]?.spec {
+                if old == spec { changes.unchanged.append(spec.id) } else { restarting.append(spec) }
             } else {
-                changes.unchanged.append(spec.id)
+                added.append(spec)
             }
         }
-        update { snapshot in snapshot.order = servers.map(\.id).filter { snapshot.links[$0] != nil } }
+        changes.restarted = restarting.map(\.id)
+        changes.added = added.map(\.id)
+        changes.stillStopping = await supervisors.stop(changes.removed + changes.restarted, until: .now + limit)
+        update { snapshot in
+            for id in changes.removed { snapshot.links.removeValue(forKey: id) }
+            for spec in restarting + added {
+                snapshot.links[spec.id] = ServerLink(spec: spec, log: snapshot.links[spec.id]?.log)
+            }
+            snapshot.order = servers.map(\.id)
+        }
+        for id in changes.removed {
+            oauth.remove(id)
+            log.append("server \(id) removed", event: "config", metadata: ["server": id])
+        }
+        for spec in restarting {
+            log.append("server \(spec.id) reconfigured", event: "config", metadata: ["server": spec.id])
+        }
+        for spec in added {
+            log.append("server \(spec.id) added", event: "config", metadata: ["server": spec.id])
+        }
+        for spec in restarting + added where !spec.disabled { startSupervisor(spec) }
         return changes
     }
 }

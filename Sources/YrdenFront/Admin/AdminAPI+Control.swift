@@ -4,17 +4,18 @@ import YrdenHTTPServer
 
 /// `/servers/{id}/connect`, `/disconnect` and `/restart`: what an operator does to a running server without
 /// changing its entry. None waits for the connection; the answer is the server's view once the request took
-/// effect, and `server.state` events follow the rest.
+/// effect, and `server.state` events follow the rest. They take their turn with the config changes, and a
+/// stop waits at most the stop limit (504 past it, saying the server is being stopped in the background).
 extension AdminAPI {
     func connectServer(_ id: String) async throws(AdminProblem) -> HTTPResponse {
         _ = try status(of: id)
-        do { try gateway.connectServer(id) } catch { throw Self.problem(for: error) }
+        do { try await store.connectServer(id: id) } catch { throw Self.problem(for: error) }
         return try await accepted(id)
     }
 
     func disconnectServer(_ id: String) async throws(AdminProblem) -> HTTPResponse {
         _ = try status(of: id)
-        do { try await gateway.disconnectServer(id) } catch { throw Self.problem(for: error) }
+        do { try await store.disconnectServer(id: id) } catch { throw Self.problem(for: error) }
         return try await accepted(id)
     }
 
@@ -22,7 +23,7 @@ extension AdminAPI {
         let status = try status(of: id)
         // Checked first so that restarting a disabled server changes nothing, as the 409 promises.
         guard !status.spec.disabled else { throw Self.disabledConflict(id) }
-        do { try await gateway.restartServer(id) } catch { throw Self.problem(for: error) }
+        do { try await store.restartServer(id: id) } catch { throw Self.problem(for: error) }
         return try await accepted(id)
     }
 
@@ -40,5 +41,9 @@ extension AdminAPI {
         case .duplicateServer(let id): .conflict(#"server "\#(id)" already exists"#)
         case .conflict(let message): .conflict(message)
         }
+    }
+
+    static func problem(for error: ConfigStoreError) -> AdminProblem {
+        AdminProblem(error, title: "Not done", subject: "server")
     }
 }

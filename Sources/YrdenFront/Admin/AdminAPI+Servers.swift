@@ -6,8 +6,9 @@ import YrdenProtocol
 
 /// `/servers` and `/servers/{id}`: list, add, read, replace, patch and remove servers.
 ///
-/// Changes go through the config store, which validates, saves and then applies them, so an answer of 2xx
-/// means the file and the running gateway agree.
+/// Changes go through the config store, which validates, saves and then applies them one at a time, so an
+/// answer of 2xx means the file and the running gateway agree. A server's `ETag` versions its entry; `PUT`,
+/// `PATCH` and `DELETE` with `If-Match` apply only to the version the client read (412 otherwise).
 extension AdminAPI {
     static let entryTitle = "Invalid server entry"
 
@@ -20,7 +21,7 @@ extension AdminAPI {
     }
 
     func getServer(_ id: String) async throws(AdminProblem) -> HTTPResponse {
-        FrontResponses.json(200, await view(of: try status(of: id)).json)
+        try await answer(200, viewOf: id)
     }
 
     func createServer(_ request: HTTPRequest) async throws(AdminProblem) -> HTTPResponse {
@@ -32,8 +33,7 @@ extension AdminAPI {
             throw NewServerRequest.refused(error)
         }
         logger.info("admin API: server added", metadata: ["server": "\(id)"])
-        let created = try await currentView(of: id)
-        return FrontResponses.json(201, created.json, headers: ["Location": "\(Self.prefix)servers/\(id)"])
+        return try await answer(201, viewOf: id, headers: ["Location": "\(Self.prefix)servers/\(id)"])
     }
 
     func replaceServer(_ id: String, _ request: HTTPRequest) async throws(AdminProblem) -> HTTPResponse {
@@ -41,12 +41,16 @@ extension AdminAPI {
         let entry = try AdminRequestBody.parse(request, as: AdminRequestBody.json).get()
         let restarted: Bool
         do {
-            restarted = try await store.replaceServer(id: id, entry: entry)
+            restarted = try await store.replaceServer(
+                id: id,
+                entry: entry,
+                expecting: AdminPrecondition.expected(by: request)
+            )
         } catch {
             throw AdminProblem(error, title: Self.entryTitle, subject: "server entry")
         }
         logger.info("admin API: server replaced", metadata: ["server": "\(id)", "restarted": "\(restarted)"])
-        return FrontResponses.json(200, try await currentView(of: id).json)
+        return try await answer(200, viewOf: id)
     }
 
     func patchServer(_ id: String, _ request: HTTPRequest) async throws(AdminProblem) -> HTTPResponse {
@@ -67,20 +71,26 @@ extension AdminAPI {
         }
         let restarted: Bool
         do {
-            restarted = try await store.patchServer(id: id, patch: patch)
+            restarted = try await store.patchServer(
+                id: id,
+                patch: patch,
+                expecting: AdminPrecondition.expected(by: request)
+            )
         } catch {
             throw AdminProblem(error, title: Self.entryTitle, subject: "patched server entry")
         }
         logger.info("admin API: server patched", metadata: ["server": "\(id)", "restarted": "\(restarted)"])
-        return FrontResponses.json(200, try await currentView(of: id).json)
+        return try await answer(200, viewOf: id)
     }
 
-    /// Answers once the server has stopped: a stdio child has exited and been reaped, its tools are gone.
-    func deleteServer(_ id: String) async throws(AdminProblem) -> HTTPResponse {
+    /// Answers once the server has stopped: a stdio child has exited and been reaped, its tools are gone. A
+    /// server that takes longer than the stop limit is removed all the same and answered with a 504 that says so.
+    func deleteServer(_ id: String, _ request: HTTPRequest) async throws(AdminProblem) -> HTTPResponse {
         _ = try status(of: id)
         do {
-            try await store.removeServer(id: id)
+            try await store.removeServer(id: id, expecting: AdminPrecondition.expected(by: request))
         } catch {
+            if case .stillStopping = error { memory.forget(id) }
             throw AdminProblem(error, title: Self.entryTitle, subject: "server entry")
         }
         memory.forget(id)
@@ -101,6 +111,20 @@ extension AdminAPI {
     /// The server's view as it is right now (after a change took effect).
     func currentView(of id: String) async throws(AdminProblem) -> ServerView {
         await view(of: try status(of: id))
+    }
+
+    /// The server's view with its entry's `ETag`, for the answers that show one server.
+    private func answer(
+        _ status: Int,
+        viewOf id: String,
+        headers: HTTPHeaders = []
+    ) async throws(AdminProblem)
+        -> HTTPResponse
+    {
+        var headers = headers
+        let view = try await currentView(of: id)
+        if let etag = await store.entryTag(id) { headers.add(name: "ETag", value: etag) }
+        return FrontResponses.json(status, view.json, headers: headers)
     }
 
     func view(of status: ServerStatus) async -> ServerView {

@@ -64,7 +64,7 @@ package struct AdminAPI: Sendable {
         case .getServer(let id): return try await getServer(id)
         case .replaceServer(let id): return try await replaceServer(id, request)
         case .patchServer(let id): return try await patchServer(id, request)
-        case .deleteServer(let id): return try await deleteServer(id)
+        case .deleteServer(let id): return try await deleteServer(id, request)
         case .connectServer(let id): return try await connectServer(id)
         case .disconnectServer(let id): return try await disconnectServer(id)
         case .restartServer(let id): return try await restartServer(id)

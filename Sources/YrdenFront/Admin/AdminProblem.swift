@@ -114,6 +114,18 @@ extension AdminProblem {
             self = .conflict(message, errors: Self.restartOnlySetting(in: message).map { [$0] } ?? [])
         case .storage(let reason):
             self = AdminProblem(status: 500, title: "Not saved", detail: reason)
+        case .versionMismatch(let current):
+            self = AdminProblem(
+                status: 412,
+                title: "Precondition Failed",
+                detail: "the \(subject) changed since it was read: If-Match does not name its current version; "
+                    + "read it again, reapply the change and send the new ETag",
+                headers: ["ETag": current]
+            )
+        case .busy(let reason):
+            self = AdminProblem(status: 503, title: "Busy", detail: reason, headers: ["Retry-After": "1"])
+        case .stillStopping(let late):
+            self = AdminProblem(status: 504, title: "Still stopping", detail: late.description)
         }
     }
 

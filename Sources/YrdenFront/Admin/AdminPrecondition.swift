@@ -1,0 +1,28 @@
+import YrdenEngine
+import YrdenHTTPServer
+
+/// `If-Match` (RFC 9110 §13.1.1) on the admin API's writes: what version of the config or entry the client
+/// read before changing it, so a read-modify-write client never overwrites a change it has not seen.
+enum AdminPrecondition {
+    /// The versions the request's `If-Match` headers accept: `.any` without one or with `*`, else the tags
+    /// listed. A weak tag (`W/"…"`) is kept as written, so it never matches: `If-Match` compares strongly.
+    static func expected(by request: HTTPRequest) -> ExpectedVersion {
+        let fields = request.headers.values(for: "If-Match")
+        guard !fields.isEmpty else { return .any }
+        var tags: [String] = []
+        for field in fields {
+            for member in field.split(separator: ",") {
+                let tag = member.trimmingWhitespace()
+                if tag == "*" { return .any }
+                if !tag.isEmpty { tags.append(tag) }
+            }
+        }
+        return .oneOf(tags)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingWhitespace() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
