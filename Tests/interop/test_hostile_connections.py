@@ -7,7 +7,8 @@ Before, 1,100 slow-header connections stopped every endpoint, and 8,000 half-clo
 sockets in CLOSE_WAIT with ``/healthz`` unreachable.
 
 Every socket this module opens is closed with a reset (SO_LINGER 0), so the gateway's side leaves nothing
-behind; each test checks that no connection to the gateway remains.
+behind; each test checks that no connection to the gateway remains. (A client that half-closes first keeps its
+own side in TIME_WAIT for a minute once the gateway closes; that is the kernel's, on the client's ports.)
 """
 
 from __future__ import annotations
