@@ -1,3 +1,4 @@
+import Logging
 import YrdenApp
 import YrdenConfig
 
@@ -28,6 +29,15 @@ enum ConfigSource {
             path: file,
             environment: environment
         )
+    }
+
+    /// Logs, once at start, what the file holds that the gateway will not act on (hosts' keys it ignores), as
+    /// `yrden check-config` prints it; servers that cannot start say so themselves when they fail.
+    static func logNotices(of loaded: LoadedConfig, logger: Logger) {
+        let checked = try? loaded.document.checked(environment: loaded.environment, source: "")
+        for notice in checked?.notices ?? [] {
+            logger.notice("config: \(notice)")
+        }
     }
 
     static func report(_ error: ConfigError) {

@@ -57,6 +57,7 @@ struct GatewayOptions: ParsableArguments {
             ConfigSource.report(error)
             throw ExitCode(2)
         }
+        ConfigSource.logNotices(of: loaded, logger: logger)
         do {
             try await body(YrdenApplication(loaded: loaded, logger: logger, metrics: metrics))
         } catch {
