@@ -305,6 +305,7 @@ def test_the_shapes_the_contract_fixes(spec):
         "auth",
         "cancelled",
         "notConnected",
+        "config",
     ]
     statuses = []
     for branch in schemas["AuthProgress"]["oneOf"]:
@@ -322,6 +323,8 @@ def test_the_shapes_the_contract_fixes(spec):
         assert set(entry["properties"]) == {
             "command", "args", "env", "cwd", "url", "headers", "auth", "type",
             "prefix", "tools", "timeouts", "reconnect", "disabled",
+            # desktop hosts' keys, mapped or ignored
+            "serverUrl", "transportType", "timeout", "disabledTools", "autoApprove", "alwaysAllow", "envFile", "dev",
         }  # fmt: skip
 
 
@@ -484,6 +487,22 @@ ENTRIES: list[tuple[dict[str, Any], bool]] = [
     ({"command": "x", "tools": {"allow": [""]}}, False),
     ({"command": "x", "tools": {"block": []}}, False),
     ({"command": "x", "disabled": "yes"}, False),
+    # Desktop hosts' own keys: mapped onto Yrden's, or ignored; each mapped key excludes the key it stands for.
+    ({"command": "x", "timeout": 60, "transportType": "stdio", "autoApprove": ["t"], "alwaysAllow": []}, True),
+    ({"command": "x", "envFile": ".env", "dev": {"watch": "*.py"}, "disabledTools": ["t"]}, True),
+    ({"url": URL, "transportType": "sse", "timeout": 0.001}, True),
+    ({"serverUrl": URL}, True),
+    ({"serverUrl": URL, "url": None, "transportType": "streamableHttp"}, True),
+    ({"command": "x", "timeout": 5, "timeouts": {"toolCall": 5}}, False),
+    ({"command": "x", "timeout": 0}, False),
+    ({"command": "x", "type": "stdio", "transportType": "stdio"}, False),
+    ({"command": "x", "transportType": "sse"}, False),
+    ({"command": "x", "serverUrl": URL}, False),
+    ({"url": URL, "serverUrl": URL}, False),
+    ({"serverUrl": "example.com/mcp"}, False),
+    ({"command": "x", "disabledTools": [1]}, False),
+    ({"command": "x", "timeouts": {"connect": 0.0009}}, False),
+    ({"command": "x", "reconnect": {"maxAttempts": 1000001}}, False),
 ]
 
 IDS: list[tuple[str, bool]] = [
@@ -523,6 +542,9 @@ GATEWAYS: list[tuple[dict[str, Any], bool]] = [
     ({"allowedOrigins": ["http://:80"]}, False),
     ({"maxBodyBytes": 0}, False),
     ({"maxBodyBytes": 1.5}, False),
+    ({"maxBodyBytes": 1073741824}, True),
+    ({"maxBodyBytes": 1073741825}, False),
+    ({"maxBodyBytes": 9223372036854775807}, False),
     ({"dataDir": ""}, False),
     ({"publicURL": "gw.example.com"}, False),
     ({"listen": "127.0.0.1:8750", "port": 1}, False),
@@ -686,7 +708,12 @@ def entry_fields(spec: dict[str, Any]) -> list[tuple[str, dict[str, Any], str, d
     schemas = spec["components"]["schemas"]
     fields = []
     for kind, base in (("StdioServerEntry", {"command": "x"}), ("RemoteServerEntry", {"url": URL})):
-        fields += [("entry", base, name, schema) for name, schema in schemas[kind]["properties"].items()]
+        fields += [
+            ("entry", base, name, schema)
+            for name, schema in schemas[kind]["properties"].items()
+            # A host key that is accepted with any value has no invalid value to draw.
+            if set(resolve(spec, schema)) - {"description", "title"}
+        ]
     fields += [("gateway", {}, name, schema) for name, schema in schemas["GatewaySection"]["properties"].items()]
     return fields
 
