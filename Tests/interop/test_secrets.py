@@ -9,6 +9,7 @@ every path, and ``localhost:PORT`` as a listen address.
 
 from __future__ import annotations
 
+import http.server
 import json
 import subprocess
 import threading
@@ -235,3 +236,56 @@ def test_localhost_is_a_listen_address_that_starts(yrden: Path, tmp_path: Path):
     finally:
         proc.terminate()
         proc.wait(15)
+
+
+class EchoingUpstream(http.server.BaseHTTPRequestHandler):
+    """An upstream that refuses every request and quotes the credential it was sent in its error."""
+
+    def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        message = f"bad credentials: {self.headers.get('Authorization')}"
+        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_secrets_echoed_by_an_upstream_or_printed_by_a_child_are_hidden(yrden: Path, tmp_path: Path):
+    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), EchoingUpstream)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    config = {
+        "mcpServers": {
+            "echo": {
+                "type": "http",
+                "url": f"http://127.0.0.1:{upstream.server_address[1]}/mcp",
+                "headers": {"Authorization": "Bearer ${ECHO_TOKEN_VAR}"},
+                "reconnect": "never",
+            },
+            "loud": {
+                "command": "/bin/sh",
+                "args": ["-c", 'echo "my token is $LOUD_TOKEN" >&2; exit 3'],
+                "env": {"LOUD_TOKEN": f"loud-{CANARY}41"},
+                "reconnect": "never",
+            },
+        }
+    }
+    gw = start_gateway(yrden, config, tmp_path / "gw", env={"ECHO_TOKEN_VAR": f"echo-{CANARY}40"})
+    try:
+        with httpx2.Client(base_url=gw.base, timeout=10) as http_client:
+            health = http_client.get("/healthz").json()
+            servers = http_client.get("/api/v1/servers").text
+            logs = http_client.get("/api/v1/logs").text
+        assert health["servers"]["echo"]["lastError"]["kind"] == "auth"
+        assert "bad credentials: ********" in health["servers"]["echo"]["lastError"]["message"]
+        assert "my token is ********" in logs, "the child's stderr line arrived, with its secret hidden"
+        for where, text in [("/healthz", json.dumps(health)), ("/api/v1/servers", servers), ("/api/v1/logs", logs)]:
+            assert_no_canary(where, text)
+    finally:
+        gw.stop()
+        upstream.shutdown()
+    assert_no_canary("the gateway's log", gw.log_text())

@@ -146,7 +146,9 @@ extension UpstreamSupervisor {
     private func channelLog(stream: String) -> @Sendable (String) -> Void {
         let ring = gateway.logRing(spec.id)
         let logger = self.logger
-        return { line in
+        let secrets = ServerSecrets(spec)
+        return { written in
+            let line = secrets.scrub(written)
             ring?.append(line, event: stream)
             logger.debug("\(line)", metadata: ["yrden.stream": "\(stream)"])
         }

@@ -27,12 +27,13 @@ struct UpstreamSupervisor: Sendable {
             return
         }
         let backoff = Self.backoff(for: spec.reconnect)
+        let secrets = ServerSecrets(spec)
         var attempt = 0
         while !Task.isCancelled {
             attempt += 1
             gateway.publish(spec.id) { $0.state = .connecting(attempt: attempt) }
             let startedAt = ContinuousClock.now
-            let error = await connectAndServe(attempt: attempt)
+            let error = secrets.scrub(await connectAndServe(attempt: attempt))
             if Task.isCancelled { break }
             if ContinuousClock.now - startedAt >= Backoff.stableAfter { attempt = 1 }
             guard let backoff, let delay = backoff.delay(forAttempt: attempt) else {
