@@ -32,7 +32,9 @@ enum HostVariables {
     }
 
     static func unset(_ name: String) -> Finding {
-        let fix = "set it where the gateway runs, or write ${\(name):-default}"
+        let fix =
+            "set it where the gateway runs and restart the gateway (it reads its environment once), or write"
+            + " ${\(name):-default}"
         switch name {
         case "workspaceFolder", "workspaceFolderBasename":
             return Finding(

@@ -8,7 +8,7 @@ package struct UnresolvedReference: Sendable, Hashable, CustomStringConvertible 
     package var path: String
     /// What cannot be resolved (`environment variable REMOTE_TOKEN is not set`).
     package var message: String
-    /// What to do about it (`set it where the gateway runs, or write ${REMOTE_TOKEN:-default}`).
+    /// What to do about it (`set it where the gateway runs and restart the gateway …`).
     package var fix: String
 
     package init(path: String, message: String, fix: String) {

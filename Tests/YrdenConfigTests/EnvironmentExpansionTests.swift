@@ -37,7 +37,8 @@ import Testing
             findings == [
                 Finding(
                     message: "environment variable SEARCH_TOKEN is not set",
-                    fix: "set it where the gateway runs, or write ${SEARCH_TOKEN:-default}",
+                    fix: "set it where the gateway runs and restart the gateway (it reads its environment once),"
+                        + " or write ${SEARCH_TOKEN:-default}",
                     unresolvedReference: "SEARCH_TOKEN"
                 )
             ]

@@ -17,6 +17,10 @@ import Testing
         }
         """
 
+    static let remoteTokenFix =
+        "set it where the gateway runs and restart the gateway (it reads its environment once), or write"
+        + " ${REMOTE_TOKEN:-default}"
+
     @Test func theReadmeSampleLoadsWithOneServerThatCannotStart() throws {
         let config = try Config.decode(Self.readmeSample, environment: ["YRDEN_EXECUTABLE": "/bin/yrden"])
         #expect(config.servers.map(\.id) == ["time", "demo", "remote"])
@@ -28,15 +32,15 @@ import Testing
                 UnresolvedReference(
                     path: "mcpServers.remote.headers.Authorization",
                     message: "environment variable REMOTE_TOKEN is not set",
-                    fix: "set it where the gateway runs, or write ${REMOTE_TOKEN:-default}"
+                    fix: Self.remoteTokenFix
                 )
             ]
         )
         #expect(remote.transport.kindName == "http")
         #expect(
             remote.configFailure
-                == "environment variable REMOTE_TOKEN is not set (mcpServers.remote.headers.Authorization);"
-                + " set it where the gateway runs, or write ${REMOTE_TOKEN:-default}"
+                == "environment variable REMOTE_TOKEN is not set (mcpServers.remote.headers.Authorization); "
+                + Self.remoteTokenFix
         )
     }
 

@@ -254,3 +254,15 @@ def test_a_vscode_file_is_served_and_its_prompt_fails_only_its_server(gateway):
     assert "${input:api-key} is a VS Code input prompt" in prompted["lastError"]["message"], prompted
     assert gw.child("sample_server") is not None
     assert len([c for c in gw.children() if "sample_server" in c.command]) == 1, "the prompted server was started"
+
+
+def test_a_server_added_with_an_unset_variable_is_kept_and_says_what_to_set(gateway):
+    gw = gateway({"mcpServers": {"sample": {"command": PYTHON, "args": [str(SAMPLE_SERVER)]}}})
+    entry = {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${SEARCH_TOKEN_NOT_SET}"}}
+    response = httpx2.post(f"{gw.base}/api/v1/servers", json={"id": "search", "config": entry}, timeout=10)
+    assert response.status_code == 201, response.text
+    search = wait_for_state(gw, "search", "failed")
+    assert search["lastError"]["kind"] == "config", search
+    assert "SEARCH_TOKEN_NOT_SET is not set" in search["lastError"]["message"], search
+    assert "where the gateway runs" in search["lastError"]["message"], search
+    assert "${SEARCH_TOKEN_NOT_SET}" in gw.config_path.read_text(), "the entry is saved as written"
