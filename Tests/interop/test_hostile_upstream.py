@@ -7,7 +7,10 @@ called through the gateway. Each test names the bound it checks and prints the f
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +18,7 @@ import anyio
 import httpx2
 import pytest
 
-from harness import PYTHON, INTEROP_DIR, Gateway, await_until, mcp_session
+from harness import PYTHON, INTEROP_DIR, Gateway, await_until, clean_env, free_port, mcp_session
 from test_metrics import sample
 
 HOSTILE_SERVER = INTEROP_DIR / "servers" / "hostile_server.py"
@@ -216,3 +219,61 @@ async def test_a_huge_paginated_list_is_taken_whole_and_reloads_without_stalling
     print(f"\nhuge list: {stats['lists'].get('tools/list', 0)} pages served, worst /healthz {worst * 1000:.0f} ms")
     assert stats["lists"].get("tools/list", 0) >= 2 * 101
     assert worst < LATENCY_BOUND
+
+
+@pytest.fixture
+def http_hostile(tmp_path: Path) -> Iterator[str]:
+    """The hostile server over Streamable HTTP; yields its MCP URL."""
+    port = free_port()
+    with open(tmp_path / "hostile_http.log", "wb") as log:
+        proc = subprocess.Popen(
+            [PYTHON, str(HOSTILE_SERVER), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=clean_env()
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, (tmp_path / "hostile_http.log").read_text(errors="replace")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the hostile HTTP server did not listen"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.anyio
+async def test_a_list_changed_flood_over_an_http_stream_is_coalesced_and_delete_ends_it(gateway, http_hostile) -> None:
+    gw = gateway(config(remote={"url": http_hostile}, other=hostile()), env=ENV)
+    async with admin_client() as http, mcp_session(gw.url) as session:
+        await wait_connected(http, gw, "remote")
+        rss_before = rss_mb(gw.pid)
+        await session.client.call_tool("remote__flood", {"seconds": 3})
+        await anyio.sleep(1.0)
+        latency, health = await timed_get(http, f"{gw.base}/healthz")
+        echo_started = time.monotonic()
+        echoed = await session.client.call_tool("remote__echo", {"text": "over http"})
+        echo_latency = time.monotonic() - echo_started
+        await anyio.sleep(2.5)
+        stats = json.loads(text_of(await session.client.call_tool("remote__stats", {})))
+        rss_after = rss_mb(gw.pid)
+        metrics = (await http.get(f"{gw.base}/metrics")).text
+        started = time.monotonic()
+        deleted = await http.delete(f"{gw.base}/api/v1/servers/remote")
+        delete_seconds = time.monotonic() - started
+    coalesced = sample(metrics, "yrden_upstream_notifications_shed_total", server="remote", reason="coalesced")
+    print(
+        f"\nHTTP flood: {coalesced} coalesced; {stats['sent']} sent, {stats['lists'].get('tools/list', 0)} "
+        f"tools/list answered; /healthz {latency * 1000:.0f} ms, a call {echo_latency * 1000:.0f} ms; "
+        f"DELETE {delete_seconds:.2f} s; RSS {rss_before:.0f} -> {rss_after:.0f} MB"
+    )
+    assert health.status_code == 200 and text_of(echoed) == "over http"
+    assert deleted.status_code in (200, 204), deleted.text
+    assert delete_seconds < STOP_BOUND
+    assert latency < LATENCY_BOUND and echo_latency < LATENCY_BOUND
+    assert stats["lists"].get("tools/list", 0) < stats["sent"] / 10
+    assert coalesced is not None and coalesced > 0
+    assert rss_after - rss_before < RSS_GROWTH_BOUND_MB

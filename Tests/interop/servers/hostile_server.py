@@ -11,7 +11,10 @@ and to say things no well-behaved server says. It speaks the handshake era (``in
 - ``--tools N``: N more small tools ``t0`` .. ``t{N-1}``, served ``--page-size`` per ``tools/list`` page;
 - ``--silent METHOD`` (repeatable): never answer requests of that method (a peer that stops answering).
 
-Run it as ``python hostile_server.py [--schema-properties N] [--tools N] [--page-size P] [--silent M]``.
+With ``--port P`` it serves the same over Streamable HTTP instead (stateless, JSON answers; ``GET /mcp``
+opens the stream that ``flood`` then floods with SSE events).
+
+Run it as ``python hostile_server.py [--port P] [--schema-properties N] [--tools N] [--page-size P] [--silent M]``.
 """
 
 from __future__ import annotations
@@ -59,11 +62,20 @@ def build_tools(args: argparse.Namespace) -> list[dict[str, Any]]:
     return tools
 
 
-def flood(seconds: float, method: str, params: dict[str, Any] | None) -> None:
-    frame = {"jsonrpc": "2.0", "method": method}
+def notification_text(method: str, params: dict[str, Any] | None) -> str:
+    frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
     if params is not None:
         frame["params"] = params
-    line = (json.dumps(frame, separators=(",", ":")) + "\n").encode()
+    return json.dumps(frame, separators=(",", ":"))
+
+
+# HTTP mode: the flood orders the open GET streams pick up (seconds, method, params).
+HTTP_FLOODS: list[tuple[float, str, dict[str, Any] | None]] = []
+HTTP_MODE = False
+
+
+def flood(seconds: float, method: str, params: dict[str, Any] | None) -> None:
+    line = (notification_text(method, params) + "\n").encode()
     batch = line * 64
     deadline = time.monotonic() + seconds
     try:
@@ -88,6 +100,9 @@ def call_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if name == "flood":
         seconds = float(arguments.get("seconds", 3))
         method = str(arguments.get("method", "notifications/tools/list_changed"))
+        if HTTP_MODE:
+            HTTP_FLOODS.append((seconds, method, arguments.get("params")))
+            return text_result(f"flooding {method} for {seconds} s")
         thread = threading.Thread(target=flood, args=(seconds, method, arguments.get("params")), daemon=True)
         thread.start()
         return text_result(f"flooding {method} for {seconds} s")
@@ -127,14 +142,77 @@ def answer(request: dict[str, Any], tools: list[dict[str, Any]], args: argparse.
     return None
 
 
+def serve_http(port: int, tools: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """A minimal stateless Streamable HTTP server: JSON answers to POST, an SSE stream on GET."""
+    import anyio
+    import uvicorn
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["path"] != "/mcp":
+            await send({"type": "http.response.start", "status": 404, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if scope["method"] == "POST":
+            body = b""
+            while True:
+                chunk = await receive()
+                body += chunk.get("body", b"")
+                if not chunk.get("more_body"):
+                    break
+            message = json.loads(body)
+            if "id" not in message or "method" not in message:
+                await send({"type": "http.response.start", "status": 202, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+                return
+            result = answer(message, tools, args)
+            if result is None and message["method"] in args.silent:
+                await anyio.sleep_forever()
+            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+            if result is None:
+                reply["error"] = {"code": -32601, "message": "Method not found"}
+            else:
+                reply["result"] = result
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": json.dumps(reply).encode()})
+            return
+        if scope["method"] == "GET":
+            headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": b": open\n\n", "more_body": True})
+            while True:
+                if not HTTP_FLOODS:
+                    await anyio.sleep(0.05)
+                    continue
+                seconds, method, params = HTTP_FLOODS.pop(0)
+                batch = (f"event: message\ndata: {notification_text(method, params)}\n\n" * 64).encode()
+                deadline = time.monotonic() + seconds
+                while time.monotonic() < deadline:
+                    await send({"type": "http.response.body", "body": batch, "more_body": True})
+                    STATS["sent"] += 64
+                STATS["floods"] += 1
+        await send({"type": "http.response.start", "status": 405, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
 def main() -> None:
+    global HTTP_MODE
     parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--schema-properties", type=int, default=0)
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--page-size", type=int, default=1000)
     parser.add_argument("--silent", action="append", default=[])
     args = parser.parse_args()
     tools = build_tools(args)
+    if args.port:
+        HTTP_MODE = True
+        serve_http(args.port, tools, args)
+        return
     for raw in sys.stdin.buffer:
         try:
             message = json.loads(raw)
