@@ -75,7 +75,8 @@ extension Gateway {
                 duration: .now - started,
                 failure: error.kind
             )
-            throw .upstreamUnavailable("MCP server '\(server)' failed: \(error.message)", server: server)
+            let reason = ServerSecrets(link.spec).scrub(error.message)
+            throw .upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server)
         }
     }
 }

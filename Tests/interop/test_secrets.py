@@ -239,13 +239,26 @@ def test_localhost_is_a_listen_address_that_starts(yrden: Path, tmp_path: Path):
 
 
 class EchoingUpstream(http.server.BaseHTTPRequestHandler):
-    """An upstream that refuses every request and quotes the credential it was sent in its error."""
+    """An upstream that quotes the credential it was sent in its errors: on ``/refuse`` it refuses everything
+    (401); on ``/mcp`` it completes the handshake and lists one tool, then fails every other request (400)."""
 
     def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        message = f"bad credentials: {self.headers.get('Authorization')}"
-        body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": message}}).encode()
-        self.send_response(401)
+        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        method, request_id = message.get("method"), message.get("id")
+        if self.path == "/mcp" and method == "initialize":
+            result = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}
+            return self.answer(200, {"jsonrpc": "2.0", "id": request_id, "result": result})
+        if self.path == "/mcp" and request_id is None:
+            return self.answer(202, None)
+        if self.path == "/mcp" and method == "tools/list":
+            tool = {"name": "leak", "inputSchema": {"type": "object"}}
+            return self.answer(200, {"jsonrpc": "2.0", "id": request_id, "result": {"tools": [tool]}})
+        error = {"code": -32001, "message": f"bad credentials: {self.headers.get('Authorization')}"}
+        self.answer(401 if self.path == "/refuse" else 400, {"jsonrpc": "2.0", "id": request_id, "error": error})
+
+    def answer(self, status: int, message: dict[str, Any] | None) -> None:
+        body = b"" if message is None else json.dumps(message).encode()
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -255,6 +268,18 @@ class EchoingUpstream(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def call_tool(base: str, name: str) -> dict[str, Any]:
+    """``tools/call`` through the gateway over plain HTTP; the JSON-RPC answer."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    with httpx2.Client(base_url=base, headers=headers, timeout=15) as http_client:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        opened = http_client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        session = {"Mcp-Session-Id": opened.headers["mcp-session-id"]}
+        http_client.post("/mcp", headers=session, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": {}}}
+        return http_client.post("/mcp", headers=session, json=call).json()
+
+
 def test_secrets_echoed_by_an_upstream_or_printed_by_a_child_are_hidden(yrden: Path, tmp_path: Path):
     upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), EchoingUpstream)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
@@ -262,9 +287,14 @@ def test_secrets_echoed_by_an_upstream_or_printed_by_a_child_are_hidden(yrden: P
         "mcpServers": {
             "echo": {
                 "type": "http",
-                "url": f"http://127.0.0.1:{upstream.server_address[1]}/mcp",
+                "url": f"http://127.0.0.1:{upstream.server_address[1]}/refuse",
                 "headers": {"Authorization": "Bearer ${ECHO_TOKEN_VAR}"},
                 "reconnect": "never",
+            },
+            "calls": {
+                "type": "http",
+                "url": f"http://127.0.0.1:{upstream.server_address[1]}/mcp",
+                "headers": {"Authorization": f"Bearer call-{CANARY}42"},
             },
             "loud": {
                 "command": "/bin/sh",
@@ -280,6 +310,9 @@ def test_secrets_echoed_by_an_upstream_or_printed_by_a_child_are_hidden(yrden: P
             health = http_client.get("/healthz").json()
             servers = http_client.get("/api/v1/servers").text
             logs = http_client.get("/api/v1/logs").text
+        answer = call_tool(gw.base, "calls__leak")
+        assert "bad credentials: ********" in answer["error"]["message"], answer
+        assert_no_canary("a failed tools/call", json.dumps(answer))
         assert health["servers"]["echo"]["lastError"]["kind"] == "auth"
         assert "bad credentials: ********" in health["servers"]["echo"]["lastError"]["message"]
         assert "my token is ********" in logs, "the child's stderr line arrived, with its secret hidden"
