@@ -6,7 +6,8 @@ import YrdenHTTPServer
 /// A browser sends `Origin` on the requests that could change something from another site's page (CSRF), so
 /// any `Origin` but the gateway's own is refused. Without an admin token the listener is loopback-only, and
 /// the last way in for a page is DNS rebinding (a foreign name resolving to 127.0.0.1): there the request is
-/// same-origin, so the name it used (`Host`) must also be one the gateway answers to as itself.
+/// same-origin, so the name it used (`Host`) must also be one the gateway answers to as itself. (The router
+/// applies that rule to every path first, ``HostPolicy``; it is kept here so this type stands on its own.)
 struct AdminAccess: Sendable {
     /// Why a request was refused.
     enum Refusal: Hashable, Sendable {
@@ -68,11 +69,7 @@ struct AdminAccess: Sendable {
 
     /// `host` of `host[:port]`, keeping the brackets of an IPv6 literal.
     static func hostName(of authority: some StringProtocol) -> String {
-        let afterUserInfo = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        if afterUserInfo.hasPrefix("["), let close = afterUserInfo.firstIndex(of: "]") {
-            return String(afterUserInfo[...close])
-        }
-        return String(afterUserInfo.prefix { $0 != ":" })
+        HostPolicy.hostName(of: authority)
     }
 
     /// The credentials of an `Authorization: Bearer <token>` header; `nil` for any other scheme.
