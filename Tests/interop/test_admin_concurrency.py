@@ -136,6 +136,9 @@ async def test_if_match_decides_a_config_write(gateway, yrden) -> None:
             assert problem["status"] == 412 and "If-Match" in problem["detail"], problem
             assert refused.headers["etag"] == etag
         assert "extra" not in servers_in_file(gw)
+        # A request that is wrong anyway says so first: the precondition is judged only on a valid change.
+        invalid = await http.put(f"{api}/config", json={"mcpServers": {"x": {"command": 3}}}, headers={"If-Match": '"x"'})
+        assert invalid.status_code == 400, invalid.text
         # The current version, in a list or as `*`, is accepted.
         written = await http.put(f"{api}/config", json=document, headers={"If-Match": f'"other", {etag}'})
         assert written.status_code == 200, written.text

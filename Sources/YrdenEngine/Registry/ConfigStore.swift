@@ -144,9 +144,9 @@ package actor ConfigStore {
         _ change: (JSONValue) -> JSONValue
     ) async throws(ConfigStoreError) -> Bool {
         guard let old = document.entry(id) else { throw .unknownServer(id) }
-        try check(expected, against: versions.entryTag(id))
         let entry = ConfigDocument.restoringRedacted(change(old), from: old)
         let spec = try validate(entry, id: id)
+        try check(expected, against: versions.entryTag(id))
         var next = document
         next.setEntry(entry, for: id)
         try commit(next)
@@ -168,7 +168,6 @@ package actor ConfigStore {
     ) async throws(ConfigStoreError) -> ReconcileChanges {
         try await enter()
         defer { gate.leave() }
-        try check(expected, against: versions.documentTag)
         guard case .object(var root) = value else {
             throw .invalid(
                 ConfigError(
@@ -199,6 +198,7 @@ package actor ConfigStore {
         if let field = Self.changedGatewayField(gateway.settings, config.gateway) {
             throw .conflict("gateway.\(field) cannot change while the gateway runs; edit the file and restart it")
         }
+        try check(expected, against: versions.documentTag)
         try commit(next)
         return try await reconcile(to: config.servers)
     }
@@ -242,7 +242,8 @@ package actor ConfigStore {
         }
     }
 
-    /// Refuses the change when the client expected another version than `current`.
+    /// Refuses the change when the client expected another version than `current`. Checked after the request
+    /// itself was found valid, as RFC 9110 orders it: a request that is wrong anyway says so, not 412.
     private func check(_ expected: ExpectedVersion, against current: String) throws(ConfigStoreError) {
         guard expected.accepts(current) else { throw .versionMismatch(current: current) }
     }
