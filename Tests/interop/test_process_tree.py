@@ -165,8 +165,10 @@ async def test_an_exit_is_seen_while_a_grandchild_holds_stdout(gateway):
     print(f"exit seen after {elapsed:.2f}s (connect timeout 30 s)")
     assert view["lastError"]["kind"] == "process", view
     assert "exited with status 3" in view["lastError"]["message"], view
-    grandchildren = [p for p in descendants_of(gw.pid) if p.cmdline[:1] == ("sleep",)]
-    assert not grandchildren, f"the grandchild outlived the server: {grandchildren}"
+    def grandchildren() -> dict[str, int]:
+        return {f"sleep {p.pid}": p.pid for p in descendants_of(gw.pid) if p.cmdline[:1] == ("sleep",)}
+
+    await expect_tree_gone(gw, grandchildren(), "the wrapper's exit")
 
 
 def threads_and_fds(pid: int) -> tuple[int, int]:

@@ -43,10 +43,10 @@ package struct StdioCommand: Sendable, Hashable {
 final class ChildProcess: Sendable {
     /// What the child writes and when it ends, delivered on the reactor thread.
     struct Events: Sendable {
-        var stdout: @Sendable (LineSplitter.Piece) -> Void
+        var stdout: PipeReader.Receiver
         /// stdout reached end of file while the child may still run.
         var stdoutEnded: @Sendable () -> Void
-        var stderr: @Sendable (LineSplitter.Piece) -> Void
+        var stderr: PipeReader.Receiver
         /// The child has been reaped; what it wrote before has been delivered.
         var exited: @Sendable (ExitStatus) -> Void
     }
@@ -224,12 +224,12 @@ final class ChildProcess: Sendable {
         if let watch = pidfdWatch.withLock({ $0 }) { reactor.unwatch(watch, fd: pidfd) }
         _ = close(pidfd)
         reactor.disown(pid)
+        let status = ExitStatus(rawWaitStatus: raw)
+        exit.fire(status)  // before stdin closes: a send refused from now on can name the exit
         stdin.abandon()
         stdout.finish()
         stderr.finish()
-        let status = ExitStatus(rawWaitStatus: raw)
         exited(status)
-        exit.fire(status)
         reactor.sweepOrphans()
         reactor.sweepOrphansSoon()
     }

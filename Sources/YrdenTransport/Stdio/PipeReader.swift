@@ -7,20 +7,26 @@ import Glibc
 
 /// Reads one of a child's output pipes on the reactor thread and hands over each complete line.
 ///
-/// The pipe is non-blocking and watched by the ``ProcessReactor``, so a reader costs no thread. It ends at end
-/// of file, or when the child has exited: then what the child wrote is read and the pipe closed at once, since a
-/// descendant that inherited the write end could keep it open for ever.
+/// The pipe is non-blocking and watched by the ``ProcessReactor``, so a reader costs no thread. The receiver
+/// may ask it to pause (it is not keeping up) and resume it later. It ends at end of file, or when the child has
+/// exited: then what the child wrote is read and the pipe closed at once, since a descendant that inherited the
+/// write end could keep it open for ever.
 final class PipeReader: Sendable {
+    /// Called on the reactor thread with each piece; returns `false` to pause reading until `resume` is called
+    /// (from any thread).
+    typealias Receiver = @Sendable (_ piece: LineSplitter.Piece, _ resume: @escaping @Sendable () -> Void) -> Bool
+
     private struct State {
         var splitter: LineSplitter
         var token: UInt64?
         var closed = false
+        var paused = false
     }
 
     private let fd: Int32
     private let reactor: ProcessReactor
     private let state: Mutex<State>
-    private let onPiece: @Sendable (LineSplitter.Piece) -> Void
+    private let onPiece: Receiver
     private let onEnd: @Sendable () -> Void
 
     /// At most this much is read per wake-up, so that one chatty child cannot starve the others.
@@ -32,7 +38,7 @@ final class PipeReader: Sendable {
         fd: Int32,
         maxLineBytes: Int,
         reactor: ProcessReactor,
-        onPiece: @escaping @Sendable (LineSplitter.Piece) -> Void,
+        onPiece: @escaping Receiver,
         onEnd: @escaping @Sendable () -> Void
     ) {
         self.fd = fd
@@ -69,7 +75,10 @@ final class PipeReader: Sendable {
             for _ in 0..<limit {
                 let count = read(fd, buffer.baseAddress!, Self.chunkBytes)
                 if count > 0 {
-                    deliver(UnsafeBufferPointer(rebasing: buffer[..<count]))
+                    guard deliver(UnsafeBufferPointer(rebasing: buffer[..<count])) else {
+                        pause()
+                        return .drained
+                    }
                 } else if count < 0 && errno == EINTR {
                     continue
                 } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -82,13 +91,35 @@ final class PipeReader: Sendable {
         }
     }
 
-    /// Splits under the lock, hands the lines over outside it.
-    private func deliver(_ chunk: UnsafeBufferPointer<UInt8>) {
+    /// Splits under the lock, hands the lines over outside it; `false` when the receiver asked for a pause.
+    private func deliver(_ chunk: UnsafeBufferPointer<UInt8>) -> Bool {
         var pieces: [LineSplitter.Piece] = []
         state.withLock { state in
             state.splitter.feed(chunk) { pieces.append($0) }
         }
-        pieces.forEach(onPiece)
+        let resume: @Sendable () -> Void = { [self] in reactor.perform { [self] in resumeReading() } }
+        var keepReading = true
+        for piece in pieces where !onPiece(piece, resume) { keepReading = false }
+        return keepReading
+    }
+
+    /// Stops waiting for input until ``resumeReading()``. Reactor thread only.
+    private func pause() {
+        let token = state.withLock { state -> UInt64? in
+            guard !state.closed, !state.paused else { return nil }
+            state.paused = true
+            return state.token
+        }
+        if let token { reactor.rearm(token, fd: fd, events: 0) }
+    }
+
+    private func resumeReading() {
+        let token = state.withLock { state -> UInt64? in
+            guard !state.closed, state.paused else { return nil }
+            state.paused = false
+            return state.token
+        }
+        if let token { reactor.rearm(token, fd: fd, events: EPOLLIN.rawValue) }
     }
 
     private func closePipe() {

@@ -32,25 +32,36 @@ final class PipeWriter: Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
 
-    /// Queues `bytes`; returns `false` when the pipe is closed or the child has stopped reading.
-    func write(_ bytes: [UInt8]) -> Bool {
-        let startFlushing: Bool? = state.withLock { state in
-            guard !state.closed else { return nil }
+    /// What became of a frame given to ``write(_:)``.
+    enum Outcome: Equatable {
+        case accepted
+        /// Nobody reads the pipe any more: the child closed its input or has gone.
+        case broken
+        /// The pipe was closed here, or the child stopped reading with too much queued.
+        case refused
+    }
+
+    /// Writes `bytes`, or queues what the pipe does not take now.
+    func write(_ bytes: [UInt8]) -> Outcome {
+        let outcome: (Outcome, startFlushing: Bool) = state.withLock { state in
+            guard !state.closed else { return (.refused, false) }
             if state.flushing {
-                guard state.queue.count + bytes.count <= maxQueuedBytes else { return nil }
+                guard state.queue.count + bytes.count <= maxQueuedBytes else { return (.refused, false) }
                 state.queue.append(contentsOf: bytes)
-                return false
+                return (.accepted, false)
             }
             let written = bytes.withUnsafeBytes { writeSome($0) }
-            guard written >= 0 else { return nil }
-            guard written < bytes.count else { return false }
+            guard written >= 0 else {
+                state.closed = true
+                return (.broken, false)
+            }
+            guard written < bytes.count else { return (.accepted, false) }
             state.queue.append(contentsOf: bytes[written...])
             state.flushing = true
-            return true
+            return (.accepted, true)
         }
-        guard let startFlushing else { return false }
-        if startFlushing { reactor.perform { [self] in armWritable() } }
-        return true
+        if outcome.startFlushing { reactor.perform { [self] in armWritable() } }
+        return outcome.0
     }
 
     /// Closes stdin once what is queued has been written, which tells a well-behaved server to exit.

@@ -1,41 +1,54 @@
 /// An upstream reached through a child process speaking newline-delimited JSON-RPC on stdin/stdout.
 ///
-/// Each stdout line goes to the handler, stderr lines go to its log, all from the ``ProcessReactor``'s thread.
+/// The ``ProcessReactor``'s thread reads the child; stdout lines go to the handler in order from a queue of the
+/// channel's own (``FrameDelivery``), stderr lines go to its log.
 /// The channel reports `closed` once, at the first sign the child is gone: its exit (noticed from the process,
 /// so a descendant holding stdout open changes nothing), or its stdout ending, so calls in flight fail at once
 /// rather than waiting for a timeout.
 package final class StdioChannel: UpstreamChannel {
     private let process: ChildProcess
+    /// The child's input broke: closes the channel after the exit grace, unless its exit does first.
+    private let inputEnded: @Sendable () -> Void
 
     /// Lines longer than this are dropped: no MCP message needs 64 MiB, and memory must stay bounded.
     static let maxLineBytes = 64 << 20
     /// stderr lines are cut to this length before logging.
     static let maxLogLineBytes = 4096
+    /// Beyond this much received and not yet handled, reading the child's stdout pauses.
+    static let maxPendingBytes = 16 << 20
     /// After stdout ends, how long the exit may take to arrive so that the reason names it.
     static let exitGrace: Duration = .milliseconds(100)
 
     /// Starts the child and begins reading. Throws when it cannot be started (command not found, …).
     package init(command: StdioCommand, handler: UpstreamChannelHandler) throws(UpstreamError) {
         let reactor = try ProcessReactor.running()
+        let delivery = FrameDelivery(maxPendingBytes: Self.maxPendingBytes)
         let closedOnce = OnceFlag()
+        // After every frame the child wrote before it ended, so that no answer it gave is failed.
         let reportClosed: @Sendable (String) -> Void = { reason in
-            if closedOnce.set() { handler.closed(UpstreamError(.process, "the server process \(reason)")) }
+            delivery.enqueue {
+                if closedOnce.set() { handler.closed(UpstreamError(.process, "the server process \(reason)")) }
+            }
         }
         let events = ChildProcess.Events(
-            stdout: { piece in
+            stdout: { piece, resume in
                 switch piece {
-                case .line(let line): handler.frame(line)
-                case .oversized: handler.log("dropped a stdout line longer than \(Self.maxLineBytes) bytes")
+                case .line(let line):
+                    return delivery.enqueue(bytes: line.count, resume: resume) { handler.frame(line) }
+                case .oversized:
+                    handler.log("dropped a stdout line longer than \(Self.maxLineBytes) bytes")
+                    return true
                 }
             },
             stdoutEnded: {
                 reactor.after(Self.exitGrace) { reportClosed("closed its stdout") }
             },
-            stderr: { piece in
+            stderr: { piece, _ in
                 switch piece {
                 case .line(let line): handler.log(String(decoding: line, as: UTF8.self))
                 case .oversized: handler.log("(a stderr line longer than \(Self.maxLogLineBytes) bytes was cut)")
                 }
+                return true
             },
             exited: { status in reportClosed(status.description) }
         )
@@ -46,6 +59,7 @@ package final class StdioChannel: UpstreamChannel {
             }
         }
         process = try started.get()
+        inputEnded = { reactor.after(Self.exitGrace) { reportClosed("closed its input") } }
     }
 
     package var processID: Int32 { process.pid }
@@ -53,7 +67,15 @@ package final class StdioChannel: UpstreamChannel {
     package func send(_ frame: [UInt8]) throws(UpstreamError) {
         var line = frame
         line.append(0x0A)
-        guard process.stdin.write(line) else {
+        switch process.stdin.write(line) {
+        case .accepted:
+            return
+        case .broken:
+            // Like the end of its stdout: the channel closes, naming the exit once it is known, and this frame's
+            // request fails with it.
+            inputEnded()
+        case .refused:
+            if let status = process.exitStatus { throw UpstreamError(.process, "the server process \(status)") }
             throw UpstreamError(.process, "the server process is not reading its input")
         }
     }
