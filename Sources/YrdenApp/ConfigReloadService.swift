@@ -10,7 +10,8 @@ import Glibc
 
 /// Applies the config file again when an operator sends SIGHUP or the file changes on disk: only servers
 /// whose entry changed restart. A file that does not validate is refused with its problems in the log, and
-/// the gateway keeps running what it had.
+/// the gateway keeps running what it had. A reload takes its turn with the admin API's changes, so the two
+/// never interleave.
 struct ConfigReloadService: Service {
     let store: ConfigStore
     let logger: Logger
@@ -50,6 +51,8 @@ struct ConfigReloadService: Service {
                     "restarted": "\(changes.restarted)",
                 ]
             )
+        } catch .stillStopping(let late) {
+            logger.warning("config reloaded", metadata: ["reason": "\(reason)", "stopping": "\(late)"])
         } catch {
             logger.error("config not reloaded; keeping the running config", metadata: ["reason": "\(error)"])
         }
