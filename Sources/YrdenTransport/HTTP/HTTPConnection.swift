@@ -33,6 +33,7 @@ final class HTTPConnection: Sendable {
     private let outbox: AsyncStream<Work>.Continuation
     let state = Mutex(State())
     private let closedOnce = OnceFlag()
+    private let replies: ReplyBudget
 
     /// A JSON body larger than this is refused (an SSE event has the same bound in its parser).
     static let maxBodyBytes = 64 << 20
@@ -49,6 +50,7 @@ final class HTTPConnection: Sendable {
         self.client = client
         self.handler = handler
         self.outbox = outbox
+        self.replies = ReplyBudget(log: handler.log)
     }
 
     var isClosing: Bool { state.withLock { $0.closing } }
@@ -63,6 +65,12 @@ final class HTTPConnection: Sendable {
                 case .post(let frame) where frame.method == MCPMethod.initialized:
                     // Inline, so no request overtakes it: the server must see it before what follows.
                     await post(frame)
+                case .post(let frame) where ReplyBudget.isReply(frame):
+                    guard replies.tryAcquire() else { continue }
+                    group.addTask {
+                        await self.post(frame)
+                        self.replies.release()
+                    }
                 case .post(let frame):
                     group.addTask { await self.post(frame) }
                 case .listen:

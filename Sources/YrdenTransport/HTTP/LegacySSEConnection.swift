@@ -22,6 +22,7 @@ final class LegacySSEConnection: Sendable {
     let handler: UpstreamChannelHandler
     private let state = Mutex(State())
     private let closedOnce = OnceFlag()
+    private let replies: ReplyBudget
     /// Carries the POST URL once the `endpoint` event named it; finishes without one when the stream ends first.
     private let postURLs: AsyncStream<String>
     private let postURLsContinuation: AsyncStream<String>.Continuation
@@ -30,6 +31,7 @@ final class LegacySSEConnection: Sendable {
         self.endpoint = endpoint
         self.client = client
         self.handler = handler
+        self.replies = ReplyBudget(log: handler.log)
         (postURLs, postURLsContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -53,6 +55,12 @@ final class LegacySSEConnection: Sendable {
                 if frame.method == MCPMethod.initialized {
                     // Inline, so no request overtakes it: the server must see it before what follows.
                     await post(frame, to: postURL)
+                } else if ReplyBudget.isReply(frame) {
+                    guard replies.tryAcquire() else { continue }
+                    group.addTask {
+                        await self.post(frame, to: postURL)
+                        self.replies.release()
+                    }
                 } else {
                     group.addTask { await self.post(frame, to: postURL) }
                 }

@@ -63,8 +63,12 @@ def build_tools(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def notification_text(method: str, params: dict[str, Any] | None) -> str:
+    """One frame; ``params`` holding ``"id"`` makes it a request with that id (the id taken out of params)."""
     frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
+    if params is not None and "id" in params:
+        params = dict(params)
+        frame["id"] = params.pop("id")
+    if params:
         frame["params"] = params
     return json.dumps(frame, separators=(",", ":"))
 
