@@ -319,13 +319,16 @@ def test_add_says_where_variables_are_expanded(yrden, admin_gateway):
         f"http://127.0.0.1:{free_port()}/mcp",
         "--header",
         "Authorization: Bearer ${SEARCH_TOKEN_FOR_CLI_TEST}",
-        "--disabled",
         base=gw.base,
     )
-    # Whether the gateway takes the entry (as a failed server) or refuses it, the user is told where to set it.
-    assert proc.returncode in (0, 1), shown(proc)
+    assert proc.returncode == 0, shown(proc)
     assert "${SEARCH_TOKEN_FOR_CLI_TEST} is expanded where the gateway runs" in proc.stderr, shown(proc)
     assert "until SEARCH_TOKEN_FOR_CLI_TEST is set there" in proc.stderr, shown(proc)
+    deadline = time.monotonic() + 10
+    while (server := api_servers(gw)["search"])["state"] != "failed" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server["lastError"]["kind"] == "config", server
+    assert "SEARCH_TOKEN_FOR_CLI_TEST" in server["lastError"]["message"], server
     api(gw, "DELETE", "/api/v1/servers/search")
 
 

@@ -19,7 +19,7 @@ struct WaitOptions: ParsableArguments {
     /// After the action answered: the connected server's counts, or the state it was left in.
     func finish(_ client: AdminClient, _ server: ServerView) async throws {
         guard wait else {
-            print("\(server.id): \(server.state)")
+            print("\(server.id): \(server.state)" + (server.lastError.map { " (\($0))" } ?? ""))
             return
         }
         let connected = try await ConnectionWait(client: client, id: server.id, timeout: duration).run()
