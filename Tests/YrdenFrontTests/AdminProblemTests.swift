@@ -27,6 +27,36 @@ import YrdenProtocol
         #expect(json["errors"] == [["path": "mcpServers.time.command", "message": "missing", "fix": "add it"]])
     }
 
+    @Test func aStaleVersionIs412WithTheCurrentETag() {
+        let problem = AdminProblem(.versionMismatch(current: #""e-7""#), title: "Invalid config", subject: "config")
+        #expect(problem.status == 412)
+        #expect(problem.headers["ETag"] == #""e-7""#)
+        #expect(problem.detail.hasPrefix("the config changed since it was read"))
+    }
+
+    @Test func aStopPastTheLimitIs504SayingWhatItWaitedFor() {
+        let late = LateStop(servers: ["x"], limit: .seconds(10), restarting: false)
+        let problem = AdminProblem(.stillStopping(late), title: "Invalid server entry", subject: "server entry")
+        #expect(problem.status == 504)
+        #expect(
+            problem.detail
+                == "server 'x' did not stop within 10 s; it is being stopped in the background. "
+                + "The change is saved and applied."
+        )
+        let two = LateStop(servers: ["a", "b"], limit: .milliseconds(250), restarting: true)
+        #expect(
+            two.description
+                == "servers 'a', 'b' did not stop within 250 ms; they are being stopped in the background and "
+                + "start again once they have. The change is saved and applied."
+        )
+    }
+
+    @Test func aFullChangeQueueIs503WithRetryAfter() {
+        let problem = AdminProblem(.busy("256 config changes are already waiting"), title: "t", subject: "config")
+        #expect(problem.status == 503)
+        #expect(problem.headers["Retry-After"] == "1")
+    }
+
     @Test func withoutErrorsThereIsNoErrorsMember() {
         #expect(AdminProblem.notFound("nothing here").json["errors"] == nil)
     }

@@ -43,6 +43,12 @@ package struct LateStop: Sendable, Hashable, CustomStringConvertible {
     /// The servers start again (with their new entry) once they have stopped.
     package var restarting: Bool
 
+    package init(servers: [String], limit: Duration, restarting: Bool) {
+        self.servers = servers
+        self.limit = limit
+        self.restarting = restarting
+    }
+
     package var description: String {
         let names = servers.map { "'\($0)'" }.joined(separator: ", ")
         let one = servers.count == 1
