@@ -33,6 +33,7 @@ ENVIRONMENT = {
     "URL_PASS_VAR": f"url-pass-{CANARY}4",
     "PASSED_ON_VAR": f"passed-on-{CANARY}5",
     "UNRELATED_VAR": "plain-unrelated-value",
+    "LATE_VAR": f"late-{CANARY}13",
 }
 
 
@@ -189,6 +190,22 @@ def test_children_do_not_inherit_the_gateways_secret_variables(secret_gateway):
         assert name not in inherited, f"{name} reached a stdio child"
     assert inherited.get("PASSED_ON_VAR") == ENVIRONMENT["PASSED_ON_VAR"], "a server's own env passes one on"
     assert inherited.get("UNRELATED_VAR") == ENVIRONMENT["UNRELATED_VAR"], "other variables are inherited"
+
+
+def test_a_secret_variable_of_a_server_added_at_runtime_is_withheld_too(secret_gateway):
+    gw, dump = secret_gateway
+    started = dump.stat().st_mtime_ns
+    with admin(gw) as api:
+        entry = {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer ${LATE_VAR}"}, "reconnect": "never"}
+        assert api.post("/servers", json={"id": "late", "config": entry}).status_code == 201
+        assert api.post("/servers/envy/restart").status_code in (200, 202)
+        deadline = time.monotonic() + 20
+        while dump.stat().st_mtime_ns == started or api.get("/servers/envy").json()["state"] != "connected":
+            assert time.monotonic() < deadline, "envy did not restart"
+            time.sleep(0.1)
+    inherited = dict(line.split("=", 1) for line in dump.read_text().splitlines() if "=" in line)
+    assert "LATE_VAR" not in inherited and "CLIENT_TOKEN_VAR" not in inherited
+    assert inherited.get("UNRELATED_VAR") == ENVIRONMENT["UNRELATED_VAR"]
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics", "/mcp", "/api/v1/servers", "/oauth/callback"])
