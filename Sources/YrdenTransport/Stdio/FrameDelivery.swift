@@ -14,7 +14,9 @@ final class FrameDelivery: Sendable {
         var resume: (@Sendable () -> Void)?
     }
 
-    private let queue = DispatchQueue(label: "yrden.stdio.delivery")
+    /// On the shared pool, which runs as many queues at once as there are cores; a serial queue of its own
+    /// would get a thread of its own whenever it has work (libdispatch overcommits those).
+    private let queue = DispatchQueue(label: "yrden.stdio.delivery", target: .global())
     private let state = Mutex(State())
     private let maxPendingBytes: Int
 
