@@ -161,7 +161,8 @@ struct UpstreamSupervisor: Sendable {
                     for kind in kinds { refreshed[kind] = try await loader.load(kind) }
                 } catch {
                     if Task.isCancelled { return stopped }
-                    logger.warning("could not refresh the upstream's lists", metadata: ["reason": "\(error)"])
+                    let reason = ServerSecrets(spec).scrub(error.message)
+                    logger.warning("could not refresh the upstream's lists", metadata: ["reason": "\(reason)"])
                     continue
                 }
                 catalog = refreshed
