@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import anyio
 import httpx2
 import pytest
 
-from harness import Gateway
+from harness import PYTHON, Gateway, is_running
 
 TOKEN = "adm-concurrency-token"
 ENV = {"CONCURRENCY_ADMIN_TOKEN": TOKEN}
@@ -137,7 +138,8 @@ async def test_if_match_decides_a_config_write(gateway, yrden) -> None:
             assert refused.headers["etag"] == etag
         assert "extra" not in servers_in_file(gw)
         # A request that is wrong anyway says so first: the precondition is judged only on a valid change.
-        invalid = await http.put(f"{api}/config", json={"mcpServers": {"x": {"command": 3}}}, headers={"If-Match": '"x"'})
+        invalid_document = {"mcpServers": {"x": {"command": 3}}}
+        invalid = await http.put(f"{api}/config", json=invalid_document, headers={"If-Match": '"x"'})
         assert invalid.status_code == 400, invalid.text
         # The current version, in a list or as `*`, is accepted.
         written = await http.put(f"{api}/config", json=document, headers={"If-Match": f'"other", {etag}'})
@@ -191,3 +193,47 @@ def test_leftover_temporary_files_of_a_crashed_writer_are_removed_at_start(gatew
     assert [p.name for p in leftovers if p.exists()] == []
     assert live.exists() and other.exists()
     assert "removed a temporary file" in gw.log_text()
+
+
+# A stdio MCP server that ignores SIGTERM and outlives its stdin: only SIGKILL, 7 s into the stop sequence
+# (stdin closed, SIGTERM after 2 s, SIGKILL after 5 s more), ends it.
+STUBBORN_SERVER = r"""
+import json, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    method = message.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "stubborn", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": []}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+while True:
+    time.sleep(1)
+"""
+STOP_SEQUENCE_SECONDS = 7.0
+
+
+@pytest.mark.anyio
+async def test_servers_leaving_one_config_write_stop_together_within_the_limit(gateway, yrden, tmp_path) -> None:
+    script = tmp_path / "stubborn_server.py"
+    script.write_text(STUBBORN_SERVER)
+    stubborn = {f"stubborn{n}": {"command": PYTHON, "args": [str(script), f"--n={n}"]} for n in range(3)}
+    gw = gateway(config(yrden, **stubborn), env=ENV)
+    children = [gw.child(f"--n={n}") for n in range(3)]
+    assert all(children), [p.command for p in gw.children()]
+    async with admin_client() as http:
+        started = time.monotonic()
+        response = await http.put(f"{gw.base}/api/v1/config", json=config(yrden))
+        seconds = time.monotonic() - started
+    print(f"\nPUT /config removing 3 servers that need SIGKILL: {response.status_code} after {seconds:.1f} s")
+    assert response.status_code == 200, response.text
+    assert sorted(response.json()["changes"]["removed"]) == sorted(stubborn)
+    # One after another they would take 3 x 7 s; together they take one stop sequence, within the 10 s limit.
+    assert seconds < 2 * STOP_SEQUENCE_SECONDS, f"the stops took {seconds:.1f} s"
+    assert not any(is_running(child.pid) for child in children)
