@@ -104,7 +104,12 @@ async def test_bare_url_at_a_legacy_server_falls_back_and_works(legacy_upstream,
             result = await session.client.call_tool("remote__greet", {"name": "fallback"})
         assert not result.is_error, text_of(result)
         assert text_of(result) == "Hello over HTTP, fallback!"
-    assert (await health_of_remote(gw))["state"] == "connected"
+    health = await health_of_remote(gw)
+    assert health["state"] == "connected"
+    assert health["transport"] == "sse", "health should show the transport in use, not the one first tried"
+    async with httpx2.AsyncClient(timeout=10) as http:
+        server = (await http.get(f"{gw.base}/api/v1/servers/remote")).json()
+    assert server["transport"] == "sse", "the admin API (and so `servers list`) should show the fallback"
     log = gw.log_text()
     assert FALLBACK_LINE in log, "the gateway's log does not say it fell back to HTTP+SSE"
     assert SECRET not in log, "the bearer token leaked into the gateway's log"

@@ -12,6 +12,8 @@ package struct ServerStatus: Sendable, Hashable {
     package var handshake: UpstreamHandshake?
     /// Where an OAuth server's sign-in stands; `nil` for other servers.
     package var auth: OAuthProgress?
+    /// The transport in use (``ServerLink/transportName``).
+    package var transportName: String
 
     package var id: String { spec.id }
 }
@@ -40,7 +42,8 @@ extension Gateway.Snapshot {
             state: link.state,
             counts: counts,
             handshake: link.handshake,
-            auth: link.auth
+            auth: link.auth,
+            transportName: link.transportName
         )
     }
 

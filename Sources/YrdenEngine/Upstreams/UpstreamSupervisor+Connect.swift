@@ -23,13 +23,18 @@ extension UpstreamSupervisor {
             return try await handshake(try openClient(authorizer: authorizer))
         }
         do {
-            return try await handshake(try openClient(authorizer: authorizer))
+            let connected = try await handshake(try openClient(authorizer: authorizer))
+            if gateway.snapshot.links[spec.id]?.fellBackToSSE == true {
+                gateway.publish(spec.id) { $0.fellBackToSSE = false }
+            }
+            return connected
         } catch  where Self.fallbackStatuses.contains(error.httpStatus ?? 0) {
             let status = error.httpStatus ?? 0
             noteTransport("the server refused Streamable HTTP (HTTP \(status)); trying the legacy HTTP+SSE transport")
             do {
                 let connected = try await handshake(try openLegacySSE(url: url, headers: headers, auth: auth))
                 noteTransport("the server speaks the legacy HTTP+SSE transport; connected over it")
+                gateway.publish(spec.id) { $0.fellBackToSSE = true }
                 return connected
             } catch {
                 throw UpstreamError(

@@ -29,7 +29,7 @@ struct ServerView: Sendable {
     init(status: ServerStatus, entry: JSONValue, memory: UpstreamMemory) {
         let remembered = memory.remembered(status.id)
         id = status.id
-        transport = status.spec.transport.kindName
+        transport = status.transportName
         enabled = !status.spec.disabled
         state = status.state
         tools = status.counts.tools

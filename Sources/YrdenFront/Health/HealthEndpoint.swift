@@ -29,7 +29,7 @@ package struct HealthEndpoint: Sendable {
         var servers = JSONObject()
         for spec in snapshot.specs {
             guard let link = snapshot.links[spec.id] else { continue }
-            var entry: JSONObject = ["state": .string(link.state.name), "transport": .string(spec.transport.kindName)]
+            var entry: JSONObject = ["state": .string(link.state.name), "transport": .string(link.transportName)]
             if let counts = snapshot.catalog.counts[spec.id], link.state.isConnected {
                 entry["tools"] = .int(counts.tools)
                 entry["prompts"] = .int(counts.prompts)
