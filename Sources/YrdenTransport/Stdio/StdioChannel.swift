@@ -16,13 +16,15 @@ package final class StdioChannel: UpstreamChannel {
     static let maxLogLineBytes = 4096
     /// Beyond this much received and not yet handled, reading the child's stdout pauses.
     static let maxPendingBytes = 16 << 20
+    /// Frames up to this size are decoded on the reactor thread when none wait before them.
+    static let maxInlineBytes = 16 << 10
     /// After stdout ends, how long the exit may take to arrive so that the reason names it.
     static let exitGrace: Duration = .milliseconds(100)
 
     /// Starts the child and begins reading. Throws when it cannot be started (command not found, …).
     package init(command: StdioCommand, handler: UpstreamChannelHandler) throws(UpstreamError) {
         let reactor = try ProcessReactor.running()
-        let delivery = FrameDelivery(maxPendingBytes: Self.maxPendingBytes)
+        let delivery = FrameDelivery(maxPendingBytes: Self.maxPendingBytes, maxInlineBytes: Self.maxInlineBytes)
         let closedOnce = OnceFlag()
         // After every frame the child wrote before it ended, so that no answer it gave is failed.
         let reportClosed: @Sendable (String) -> Void = { reason in
