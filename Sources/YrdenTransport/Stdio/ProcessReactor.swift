@@ -10,8 +10,8 @@ import Glibc
 /// stdout and stderr, finishes writes their stdin could not take at once, notices their exit through a pidfd
 /// and reaps them, and reaps the orphaned descendants the process adopts as a child subreaper.
 ///
-/// One thread for every child keeps the thread count flat however many servers run (it was four threads per
-/// child). Reaping only here makes it race-free: no exit status an owner waits for can be taken by the orphan
+/// One thread for all children keeps the thread count flat however many servers run (it was four threads per
+/// child); decoding large frames is handed off (``FrameDelivery``). Reaping only here makes it race-free: no exit status an owner waits for can be taken by the orphan
 /// sweep. Spawning here matters too: a child's parent-death signal fires when the thread that forked it ends,
 /// and this thread lives as long as the process. Handlers run on this thread: they must be quick and never
 /// wait for Swift work. Pending jobs are bounded by the children: each has at most a few in flight. A process
