@@ -89,7 +89,7 @@ let package = Package(
             name: "YrdenApp",
             dependencies: [
                 "YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", "YrdenOAuth", "YrdenStorage",
-                log, lifecycle, signals, httpClient, nioCore, prometheus,
+                "YrdenTransport", log, lifecycle, signals, httpClient, nioCore, prometheus,
             ],
             swiftSettings: strict
         ),

@@ -6,6 +6,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +34,12 @@ static void _Noreturn fail_in_child(int report_fd) {
     _exit(127);
 }
 
+static unsigned long long child_open_file_limit = 0;
+
+void yrden_set_child_open_file_limit(unsigned long long soft) {
+    __atomic_store_n(&child_open_file_limit, soft, __ATOMIC_RELAXED);
+}
+
 int yrden_spawn(const char *file, char *const argv[], char *const envp[], const char *cwd, int in_fd, int out_fd,
                 int err_fd, int death_signal, pid_t *pid) {
     int report[2];
@@ -49,6 +56,12 @@ int yrden_spawn(const char *file, char *const argv[], char *const envp[], const 
         if (setsid() < 0) fail_in_child(report[1]);
         if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) fail_in_child(report[1]);
         if (getppid() != parent) _exit(127);  // the gateway died before the line above took effect
+        rlim_t nofile = (rlim_t)__atomic_load_n(&child_open_file_limit, __ATOMIC_RELAXED);
+        struct rlimit files;
+        if (nofile > 0 && getrlimit(RLIMIT_NOFILE, &files) == 0 && nofile < files.rlim_cur) {
+            files.rlim_cur = nofile;
+            setrlimit(RLIMIT_NOFILE, &files);
+        }
         // Ordered so that no source is overwritten before it is copied.
         int fds[3] = {in_fd, out_fd, err_fd};
         for (int target = 0; target < 3; target++) {

@@ -8,6 +8,7 @@ import YrdenConfig
 import YrdenEngine
 import YrdenFront
 import YrdenHTTPServer
+import YrdenTransport
 
 /// The composition root: a validated config becomes a running gateway, as one `ServiceGroup`.
 ///
@@ -79,6 +80,7 @@ package struct YrdenApplication: Sendable {
         )
         // Every connection is a descriptor: the default soft limit would let one client's slow connections fill it.
         let openFiles = OpenFileLimit.raiseToHardLimit()
+        ChildOpenFileLimit.keep(openFiles.before)
         logger.debug("open-file limit", metadata: ["before": "\(openFiles.before)", "now": "\(openFiles.after)"])
         let server = try HTTPServer(
             configuration: HTTPServerConfiguration(

@@ -108,13 +108,13 @@ def raise_own_open_file_limit(needed: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def start_with_usual_soft_limit(yrden: Path, workdir: Path) -> Gateway:
+def start_with_usual_soft_limit(yrden: Path, workdir: Path, servers: dict | None = None) -> Gateway:
     """A gateway started with the usual soft open-file limit of 1,024 (the hard limit unchanged), as a login
     shell or service manager would start it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
     try:
-        config = {"gateway": {"adminToken": "${ADMIN_TOKEN_UNDER_TEST}"}, "mcpServers": {}}
+        config = {"gateway": {"adminToken": "${ADMIN_TOKEN_UNDER_TEST}"}, "mcpServers": servers or {}}
         return start_gateway(yrden, config, workdir, env={"ADMIN_TOKEN_UNDER_TEST": ADMIN_TOKEN})
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
@@ -212,6 +212,20 @@ def test_the_open_file_limit_is_raised_to_the_hard_limit(yrden: Path, tmp_path: 
         soft, hard = open_file_limits(gw.pid)
         print(f"gateway open-file limit: soft {soft}, hard {hard} (started with soft {min(1024, hard)})")
         assert soft == hard
+    finally:
+        gw.stop()
+
+
+def test_stdio_servers_start_with_the_limit_the_gateway_was_given(yrden: Path, tmp_path: Path):
+    """The raised limit is the gateway's own: a child that still uses select() must not see descriptors past 1,024."""
+    servers = {"demo": {"command": str(yrden), "args": ["demo-server"]}}
+    gw = start_with_usual_soft_limit(yrden, tmp_path / "gw", servers)
+    try:
+        wait_for(lambda: gw.child("demo-server") is not None, 20, "the demo server to start")
+        child = gw.child("demo-server")
+        soft, hard = open_file_limits(child.pid)
+        assert soft == min(1024, hard), f"the child's soft limit is {soft}"
+        assert open_file_limits(gw.pid)[0] == hard, "the gateway itself keeps the raised limit"
     finally:
         gw.stop()
 

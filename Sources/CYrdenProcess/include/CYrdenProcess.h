@@ -15,6 +15,10 @@ int yrden_pipe_cloexec(int fds[2]);
 int yrden_spawn(const char *file, char *const argv[], char *const envp[], const char *cwd, int in_fd, int out_fd,
                 int err_fd, int death_signal, pid_t *pid);
 
+/// The soft open-file limit children start with (0: the gateway's own). The gateway raises its own limit for
+/// connections; children keep the limit they would have had, since some still use select().
+void yrden_set_child_open_file_limit(unsigned long long soft);
+
 /// pidfd_open(pid, 0), or -1 with errno.
 int yrden_pidfd_open(pid_t pid);
 
