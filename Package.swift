@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "YrdenProtocol", swiftSettings: strict),
         /// MCP's stdio framing over file descriptors: blocking line reads on a thread, whole-line writes.
         .target(name: "YrdenLineIO", swiftSettings: strict),
-        /// GNU process calls Swift cannot see through Glibc (pipe2, setsid/chdir spawn attributes).
+        /// Linux process calls Swift cannot make itself: fork/exec with a parent-death signal, pidfd, epoll, subreaper.
         .target(name: "CYrdenProcess"),
         /// Atomic file writes and secret files (0600, AES-GCM when YRDEN_SECRET_KEY is set); knows nothing of MCP.
         .target(name: "YrdenStorage", dependencies: [crypto], swiftSettings: strict),
