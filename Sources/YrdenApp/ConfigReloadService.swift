@@ -31,19 +31,27 @@ struct ConfigReloadService: Service {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: Self.pollInterval)
                         let now = FileIdentity(path: path)
-                        guard now != seen else { continue }
-                        seen = now
-                        if now != nil { await reload(because: "the file changed") }
+                        guard now != seen, now != nil else {
+                            seen = now
+                            continue
+                        }
+                        // A reload that could not take its turn (other changes held the config) is tried
+                        // again at the next poll, so the file's change is never skipped.
+                        if await reload(because: "the file changed") { seen = now }
                     }
                 }
             }
         }
     }
 
-    private func reload(because reason: String) async {
+    /// Applies the file; `false` when it could not take its turn and should be tried again.
+    @discardableResult
+    private func reload(because reason: String) async -> Bool {
         do {
             let changes = try await store.reload()
-            guard !(changes.added.isEmpty && changes.removed.isEmpty && changes.restarted.isEmpty) else { return }
+            guard !(changes.added.isEmpty && changes.removed.isEmpty && changes.restarted.isEmpty) else {
+                return true
+            }
             logger.notice(
                 "config reloaded",
                 metadata: [
@@ -53,9 +61,13 @@ struct ConfigReloadService: Service {
             )
         } catch .stillStopping(let late) {
             logger.warning("config reloaded", metadata: ["reason": "\(reason)", "stopping": "\(late)"])
+        } catch .busy(let why) {
+            logger.warning("config reload postponed", metadata: ["reason": "\(reason)", "busy": "\(why)"])
+            return false
         } catch {
             logger.error("config not reloaded; keeping the running config", metadata: ["reason": "\(error)"])
         }
+        return true
     }
 }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import anyio
 import httpx2
 import pytest
 
-from harness import PYTHON, Gateway, is_running
+from harness import PYTHON, Gateway, await_until, is_running
 
 TOKEN = "adm-concurrency-token"
 ENV = {"CONCURRENCY_ADMIN_TOKEN": TOKEN}
@@ -237,3 +238,56 @@ async def test_servers_leaving_one_config_write_stop_together_within_the_limit(g
     # One after another they would take 3 x 7 s; together they take one stop sequence, within the 10 s limit.
     assert seconds < 2 * STOP_SEQUENCE_SECONDS, f"the stops took {seconds:.1f} s"
     assert not any(is_running(child.pid) for child in children)
+
+
+@pytest.mark.anyio
+async def test_edits_of_the_file_take_their_turn_with_api_writes(gateway, yrden) -> None:
+    gw = gateway(config(yrden, demo=demo_entry(yrden)), env=ENV)
+    api = f"{gw.base}/api/v1"
+
+    def edit_file(**servers: dict[str, Any]) -> None:
+        document = json.loads(gw.config_path.read_text())
+        document["mcpServers"].update(servers)
+        temporary = gw.config_path.with_name("edit.tmp")
+        temporary.write_text(json.dumps(document, indent=2))
+        os.replace(temporary, gw.config_path)
+
+    async with admin_client() as http:
+        # API writes go on while the file is edited; the watcher's reload waits for its turn and applies it.
+        edit_file(edited={"command": "true", "disabled": True})
+        for n in range(20):
+            entry = {"command": "true", "disabled": True}
+            added = await http.post(f"{api}/servers", json={"id": f"api{n}", "config": entry})
+            assert added.status_code == 201, added.text
+
+        async def edited_server_is_served() -> bool:
+            return (await http.get(f"{api}/servers/edited")).status_code == 200
+
+        await await_until(edited_server_is_served, 15, interval=0.2, what="the edited-in server")
+        listed = {s["id"] for s in (await http.get(f"{api}/servers")).json()["servers"]}
+        assert listed == set(servers_in_file(gw)), f"gateway {sorted(listed)}, file {sorted(servers_in_file(gw))}"
+        # SIGHUP applies the file the same way.
+        edit_file(hup={"command": "true", "disabled": True})
+        gw.proc.send_signal(signal.SIGHUP)
+
+        async def hup_server_is_served() -> bool:
+            return (await http.get(f"{api}/servers/hup")).status_code == 200
+
+        await await_until(hup_server_is_served, 15, interval=0.2, what="the server added before SIGHUP")
+
+
+@pytest.mark.anyio
+async def test_an_api_write_does_not_overwrite_a_file_edit_that_does_not_validate(gateway, yrden) -> None:
+    gw = gateway(config(yrden, demo=demo_entry(yrden)), env=ENV)
+    api = f"{gw.base}/api/v1"
+    broken = gw.config_path.read_text().replace('"demo-server"', '"demo-server",')  # a trailing comma
+    gw.config_path.write_text(broken)
+    async with admin_client() as http:
+        refused = await http.post(f"{api}/servers", json={"id": "late", "config": {"command": "true"}})
+        assert refused.status_code == 409, refused.text
+        assert str(gw.config_path) in refused.json()["detail"] and "check-config" in refused.json()["detail"]
+        assert gw.config_path.read_text() == broken, "the operator's edit was overwritten"
+        gw.config_path.write_text(broken.replace('"demo-server",', '"demo-server"'))
+        accepted = await http.post(f"{api}/servers", json={"id": "late", "config": {"command": "true"}})
+        assert accepted.status_code == 201, accepted.text
+    assert set(servers_in_file(gw)) == {"demo", "late"}

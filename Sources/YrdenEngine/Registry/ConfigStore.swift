@@ -24,6 +24,9 @@ package actor ConfigStore {
     private let stopLimit: Duration
     private let gate = ChangeGate()
     private var versions: ConfigVersions
+    /// The file's bytes as this store last wrote or read them: a file that differs was edited by someone else
+    /// and is applied before the next change, so an API write never overwrites an edit not yet reloaded.
+    private var fileBytes: [UInt8]?
 
     package init(
         document: ConfigDocument,
@@ -40,7 +43,10 @@ package actor ConfigStore {
         self.logger = logger
         self.stopLimit = stopLimit
         self.versions = ConfigVersions()
-        if let path { Self.removeLeftovers(of: path, logger: logger) }
+        if let path {
+            Self.removeLeftovers(of: path, logger: logger)
+            fileBytes = try? AtomicFile.read(path)
+        }
     }
 
     /// The whole document with secrets redacted, and its ETag.
@@ -61,6 +67,7 @@ package actor ConfigStore {
     package func addServer(id: String, entry: JSONValue) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
+        try await catchUpWithFile()
         guard document.entry(id) == nil else { throw .duplicateServer(id) }
         let spec = try validate(entry, id: id)
         var next = document
@@ -78,6 +85,7 @@ package actor ConfigStore {
     ) async throws(ConfigStoreError) -> Bool {
         try await enter()
         defer { gate.leave() }
+        try await catchUpWithFile()
         return try await replacingServer(id: id, expecting: expected) { _ in entry }
     }
 
@@ -90,12 +98,14 @@ package actor ConfigStore {
     ) async throws(ConfigStoreError) -> Bool {
         try await enter()
         defer { gate.leave() }
+        try await catchUpWithFile()
         return try await replacingServer(id: id, expecting: expected) { $0.mergePatched(with: patch) }
     }
 
     package func removeServer(id: String, expecting expected: ExpectedVersion = .any) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
+        try await catchUpWithFile()
         var next = document
         guard next.entry(id) != nil else { throw .unknownServer(id) }
         try check(expected, against: versions.entryTag(id))
@@ -112,6 +122,7 @@ package actor ConfigStore {
     package func connectServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
+        try await catchUpWithFile()
         do { try gateway.connectServer(id) } catch { throw ConfigStoreError(error) }
     }
 
@@ -119,6 +130,7 @@ package actor ConfigStore {
     package func disconnectServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
+        try await catchUpWithFile()
         let stopped: Bool
         do { stopped = try await gateway.disconnectServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
@@ -130,6 +142,7 @@ package actor ConfigStore {
     package func restartServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
+        try await catchUpWithFile()
         let stopped: Bool
         do { stopped = try await gateway.restartServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
@@ -168,6 +181,7 @@ package actor ConfigStore {
     ) async throws(ConfigStoreError) -> ReconcileChanges {
         try await enter()
         defer { gate.leave() }
+        try await catchUpWithFile()
         guard case .object(var root) = value else {
             throw .invalid(
                 ConfigError(
@@ -208,15 +222,56 @@ package actor ConfigStore {
         guard let path else { return ReconcileChanges(unchanged: gateway.snapshot.order) }
         try await enter()
         defer { gate.leave() }
+        guard let bytes = try readFile(path) else { throw .invalid(Self.missingFile(path)) }
+        // The file as this store wrote it (its own write is what the watcher saw): nothing to apply.
+        guard bytes != fileBytes else { return ReconcileChanges(unchanged: gateway.snapshot.order) }
+        return try await apply(bytes, from: path)
+    }
+
+    /// Applies the file first when someone else edited it since this store last wrote or read it; a file that
+    /// does not validate then refuses the change, which would otherwise overwrite the edit.
+    private func catchUpWithFile() async throws(ConfigStoreError) {
+        guard let path, let bytes = try readFile(path), bytes != fileBytes else { return }
+        do {
+            let changes = try await apply(bytes, from: path)
+            logger.notice(
+                "config file edited on disk; applied before the admin change",
+                metadata: ["added": "\(changes.added)", "removed": "\(changes.removed)"]
+            )
+        } catch .stillStopping(let late) {
+            logger.warning("config file edited on disk; applied", metadata: ["stopping": "\(late)"])
+        } catch .invalid(let error) {
+            throw .conflict(
+                "\(path) was edited and does not validate, so it was not overwritten: \(error); "
+                    + "fix the file (yrden check-config \(path)) and retry"
+            )
+        }
+    }
+
+    /// Validates and adopts the file's `bytes`, and reconciles the running servers with it.
+    private func apply(_ bytes: [UInt8], from path: String) async throws(ConfigStoreError) -> ReconcileChanges {
         let next: ConfigDocument
-        do { next = try ConfigLoader.loadDocument(path: path) } catch { throw .invalid(error) }
+        do { next = try ConfigDocument(parsing: bytes, source: path) } catch { throw .invalid(error) }
         let config: GatewayConfig
         do { config = try next.decoded(environment: environment, source: path) } catch { throw .invalid(error) }
         if let field = Self.changedGatewayField(gateway.settings, config.gateway) {
             logger.warning("gateway.\(field) changed in the file; it takes effect after a restart")
         }
+        fileBytes = bytes
         adopt(next)
         return try await reconcile(to: config.servers)
+    }
+
+    /// The file's bytes, `nil` when there is none (yet: the embedded default writes it on the first change).
+    private func readFile(_ path: String) throws(ConfigStoreError) -> [UInt8]? {
+        do { return try AtomicFile.read(path) } catch { throw .storage("could not read \(path): \(error)") }
+    }
+
+    private static func missingFile(_ path: String) -> ConfigError {
+        ConfigError(
+            source: path,
+            problems: [ConfigProblem(path: "", message: "the file is gone", fix: "put the config file back")]
+        )
     }
 
     /// Makes the running servers match `servers`; servers that outlast the stop limit are reported after the
@@ -278,9 +333,11 @@ package actor ConfigStore {
     /// Writes `next` (atomically: the file is the old version or the new one, never a mix) and adopts it.
     private func commit(_ next: ConfigDocument) throws(ConfigStoreError) {
         if let path {
-            do { try AtomicFile.write(next.serialized(), to: path, mode: 0o600) } catch {
+            let bytes = next.serialized()
+            do { try AtomicFile.write(bytes, to: path, mode: 0o600) } catch {
                 throw .storage("could not save the config to \(path): \(error)")
             }
+            fileBytes = bytes
         }
         adopt(next)
     }
