@@ -13,7 +13,9 @@ import YrdenStorage
 /// Changes are linearizable: each one passes a ``ChangeGate`` and holds it from its first check to its applied
 /// state, so a change never sees another half done (an actor alone would interleave them at every `await`).
 /// Each version of the document has an ETag, and so has each server's entry, for clients that read, modify and
-/// write (`If-Match`). A change that waits for servers to stop waits at most ``stopLimit``.
+/// write (`If-Match`). A change that waits for servers to stop waits at most ``stopLimit``. The file watcher's
+/// reloads take the same turns, and a change first applies an edit of the file not yet reloaded, so neither
+/// ever overwrites the other.
 package actor ConfigStore {
     /// Where changes are written; `nil` keeps them in memory only (a gateway started without a writable file).
     package nonisolated let path: String?
