@@ -6,13 +6,14 @@ extension LiveServerTests {
     /// Connections held without a complete request are closed: trickled headers or bodies at the request
     /// timeout, a client that closed its side mid-request at once. Requests with the server are never cut short.
     @Suite struct ConnectionDeadlines {
-        /// Sends `piece` every 100 ms until the server closes the connection (true) or `bound` seconds pass.
+        /// Sends `piece` every 100 ms until the server closes the connection (true) or `bound` seconds pass;
+        /// the seconds are counted from `started`, when the connection opened.
         private static func trickle(
             _ connection: TestConnection,
             _ piece: String,
+            since started: ContinuousClock.Instant = .now,
             bound: Double = 15
         ) -> (closed: Bool, seconds: Double) {
-            let started = ContinuousClock.now
             let deadline = started + .milliseconds(Int(bound * 1000))
             while ContinuousClock.now < deadline {
                 if connection.serverHasClosed() { return (true, (ContinuousClock.now - started) / .seconds(1)) }
@@ -31,10 +32,11 @@ extension LiveServerTests {
             try await withServer(testConfiguration(requestTimeout: .seconds(1)), handler: handler) { server in
                 let port = server.port
                 let (trickled, normal) = try await onThread {
+                    let opened = ContinuousClock.now
                     let slow = try TestConnection(port: port)
                     try slow.send("GET /slow HTTP/1.1\r\nHost: localhost\r\n")
                     let normal = try TestConnection(port: port).request("GET", "/normal")
-                    return (Self.trickle(slow, "X-Slow: 1\r\n"), normal)
+                    return (Self.trickle(slow, "X-Slow: 1\r\n", since: opened), normal)
                 }
                 print("trickled headers closed after \(trickled.seconds) s (request timeout 1 s)")
                 #expect(trickled.closed)

@@ -160,21 +160,29 @@ import Testing
         let small = [UInt8](repeating: UInt8(ascii: "s"), count: 3 * 1024)
         try AtomicFile.write(small, to: path, mode: 0o644)
         let writing = Flag(true)
+        let readerStarted = Flag(false)
+        let sawBoth = Flag(false)
 
+        // The writer starts once the reader runs and goes on until the reader has seen both versions (or a
+        // bound), so a loaded machine that schedules the reader late cannot make the race vacuous.
         let writer = Task.detached {
             defer { writing.value.store(false, ordering: .releasing) }
-            for round in 0..<400 {
+            while !readerStarted.value.load(ordering: .acquiring) { await Task.yield() }
+            for round in 0..<20_000 {
+                if round >= 400 && sawBoth.value.load(ordering: .acquiring) { break }
                 try AtomicFile.write(round.isMultiple(of: 2) ? large : small, to: path, mode: 0o644)
             }
         }
         let reader = Task.detached {
             var seen = (large: 0, small: 0, other: 0)
+            readerStarted.value.store(true, ordering: .releasing)
             while writing.value.load(ordering: .acquiring) {
                 switch try AtomicFile.read(path) {
                 case large: seen.large += 1
                 case small: seen.small += 1
                 default: seen.other += 1
                 }
+                if seen.large > 0 && seen.small > 0 { sawBoth.value.store(true, ordering: .releasing) }
             }
             return seen
         }
