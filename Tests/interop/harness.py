@@ -167,6 +167,21 @@ async def await_until(
             await anyio.sleep(interval)
 
 
+def wait_until(predicate: Callable[[], Any], timeout: float, what: str = "condition", interval: float = 0.1) -> Any:
+    """``await_until`` for synchronous tests: poll ``predicate`` until it returns something truthy; return that.
+
+    Raises AssertionError naming ``what`` after ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
 # ---------------------------------------------------------------------------
 # The gateway process
 

@@ -20,7 +20,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from harness import PYTHON, clean_env, free_port
+from harness import PYTHON, clean_env, free_port, wait_until
 
 TOKEN = "cli-test-token-3f9a"
 CLI_TIMEOUT = 60
@@ -89,17 +89,6 @@ def demo_entry(yrden: Path) -> dict[str, Any]:
 
 def demo_children(gw) -> list[int]:
     return [p.pid for p in gw.children() if "demo-server" in p.command and p.state != "Z"]
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.1)
 
 
 @pytest.fixture
@@ -183,7 +172,7 @@ def test_add_with_wait_connects_and_remove_stops_it(yrden, admin_gateway):
     assert removed.returncode == 0, shown(removed)
     assert "extra" not in api_servers(gw)
     (child,) = new_children
-    wait_for(lambda: child not in demo_children(gw), 10, "the removed server's process to exit")
+    wait_until(lambda: child not in demo_children(gw), 10, "the removed server's process to exit")
     assert "extra" not in table_rows(run_cli(yrden, "servers", "list", base=gw.base).stdout)
 
 
@@ -344,7 +333,7 @@ def test_disconnect_connect_restart(yrden, admin_gateway):
     assert proc.returncode == 0, shown(proc)
     assert api_servers(gw)["demo"]["state"] == "disconnected"
     assert "disconnected" in proc.stdout
-    wait_for(lambda: not demo_children(gw), 10, "the demo server's process to stop")
+    wait_until(lambda: not demo_children(gw), 10, "the demo server's process to stop")
 
     proc = run_cli(yrden, "servers", "connect", "demo", "--wait", base=gw.base)
     assert proc.returncode == 0, shown(proc)
@@ -357,7 +346,7 @@ def test_disconnect_connect_restart(yrden, admin_gateway):
     server = api_servers(gw)["demo"]
     assert server["state"] == "connected"
     assert f"{server['counts']['tools']} tools" in proc.stdout, shown(proc)
-    third = wait_for(lambda: [p for p in demo_children(gw) if p != second], 10, "a new demo-server process")
+    third = wait_until(lambda: [p for p in demo_children(gw) if p != second], 10, "a new demo-server process")
     assert len(third) == 1 and second not in demo_children(gw)
 
     # Without --wait the command returns at once with the state it left the server in.
@@ -435,7 +424,7 @@ def test_logs_follow_prints_new_entries_once(yrden, admin_gateway):
             entries = api(gw, "GET", "/api/v1/logs", params={"server": "demo", "limit": 1000}).json()["entries"]
             return entries if len(entries) > len(before) else None
 
-        wait_for(after_restart, 10, "log entries about the restart")
+        wait_until(after_restart, 10, "log entries about the restart")
         time.sleep(2.5)  # at least two polls
     finally:
         follower.terminate()

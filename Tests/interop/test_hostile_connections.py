@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import Gateway, start_gateway
+from harness import Gateway, start_gateway, wait_until
 
 SLOW_CONNECTIONS = 1_500
 HALF_CLOSED_POSTS = 3_000  # more than the 1,024 connections plus 1,025 queued that used to stick in CLOSE_WAIT
@@ -69,17 +69,6 @@ def open_file_limits(pid: int) -> tuple[int, int]:
             soft, hard = line.split()[3:5]
             return int(soft), int(hard)
     raise AssertionError(f"no open-file limit in /proc/{pid}/limits")
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"{what}: not within {timeout:.0f} s")
-        time.sleep(0.1)
 
 
 def reset_close(sock: socket.socket) -> None:
@@ -199,7 +188,7 @@ def report_and_check(timings: dict[str, list[float]], situation: str) -> None:
 
 def assert_no_connection_left(gw: Gateway) -> None:
     """Only the listening socket remains on the gateway's port."""
-    wait_for(
+    wait_until(
         lambda: all(state == LISTEN for state in server_side_states(gw.port)),
         20,
         f"connections to the gateway closed (left: {sorted(set(server_side_states(gw.port)))})",
@@ -221,7 +210,7 @@ def test_stdio_servers_start_with_the_limit_the_gateway_was_given(yrden: Path, t
     servers = {"demo": {"command": str(yrden), "args": ["demo-server"]}}
     gw = start_with_usual_soft_limit(yrden, tmp_path / "gw", servers)
     try:
-        wait_for(lambda: gw.child("demo-server") is not None, 20, "the demo server to start")
+        wait_until(lambda: gw.child("demo-server") is not None, 20, "the demo server to start")
         child = gw.child("demo-server")
         soft, hard = open_file_limits(child.pid)
         assert soft == min(1024, hard), f"the child's soft limit is {soft}"
@@ -241,7 +230,7 @@ def test_slow_header_connections_do_not_starve_a_normal_client(yrden: Path, tmp_
                 # Headers that never end: the request line and one header, then nothing.
                 sock.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{gw.port}\r\n".encode())
             # The gateway has accepted every one of them: none waits in the listen backlog.
-            wait_for(
+            wait_until(
                 lambda: (accepted_connections(gw.port) or 0) >= SLOW_CONNECTIONS,
                 30,
                 f"the gateway accepting {SLOW_CONNECTIONS} connections (it holds {accepted_connections(gw.port)}, "
@@ -270,7 +259,7 @@ def test_half_closed_partial_posts_are_closed_and_do_not_starve_a_normal_client(
                 sock.sendall(partial)
                 sock.shutdown(socket.SHUT_WR)  # gives up mid-body: the request can never complete
             report_and_check(normal_client_latencies(gw.port), f"{HALF_CLOSED_POSTS} half-closed partial POSTs")
-            wait_for(
+            wait_until(
                 lambda: CLOSE_WAIT not in server_side_states(gw.port),
                 30,
                 f"no socket left in CLOSE_WAIT (now {server_side_states(gw.port).count(CLOSE_WAIT)})",
