@@ -37,8 +37,14 @@ measure_list() { # N -> tools/list p50/p99 over N upstreams with 8 padding tools
   SID=$(session)
   local seq; seq=$("$OUT/mcp_seq" -n "$LIST_CALLS" -s "$SID" -m tools/list "$URL" | grep '^RESULT')
   R[list$n.p50]=$(kv "$seq" p50_us); R[list$n.p99]=$(kv "$seq" p99_us)
-  R[list$n.tools]=$(curl -s -X POST "$URL" -H "Mcp-Session-Id: $SID" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | jq '.result.tools | length')
+  R[list$n.tools]=$(curl -s -X POST "$URL" -H "Mcp-Session-Id: $SID" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+    | jq '.result.tools | length')
   stop
+  # Each echo upstream offers echo, add and 8 padding tools: a figure over a shorter list measured nothing.
+  if [ "${R[list$n.tools]}" != "$(( n * 10 ))" ]; then
+    echo "tools/list over $n upstreams listed ${R[list$n.tools]} tools, not $(( n * 10 ))" >&2; exit 1
+  fi
 }
 
 echo "yrden $("$YRDEN" --version) on $(nproc) cores; wrk ${DUR}s per figure, $CALLS sequential calls" >&2
