@@ -36,7 +36,6 @@ final class ServerCore: Sendable {
         var phase = Phase.serving
         var runClaimed = false
         var daemon: DaemonHandle?
-        var quiescedSocket: Int32 = -1
         /// Every exchange handed to Swift and not yet completed by libmicrohttpd; shutdown walks it and waits
         /// for it to empty.
         var dispatched: [ObjectIdentifier: Exchange] = [:]
@@ -111,17 +110,18 @@ final class ServerCore: Sendable {
         for exchange in exchanges { exchange.refuseUnlessTaken() }
     }
 
-    /// Stops accepting: no new connections (`MHD_quiesce_daemon`), no new requests (503 on open connections),
-    /// and every open stream is ended. Idempotent: only the first call does anything. Quiescing happens under the
-    /// lock, so no later caller can reach `stop()` while it is under way.
+    /// Stops taking work: every new request is answered 503, and every open stream is ended. Idempotent: only
+    /// the first call does anything.
+    ///
+    /// The listen socket stays open until `stop()`, where libmicrohttpd closes it. `MHD_quiesce_daemon` is not
+    /// used: in epoll mode it removes the listen socket from the epoll set on the caller's thread while the
+    /// daemon's own thread may do the same, and the loser of that race aborts the process ("Failed to remove
+    /// listen FD from epoll set"), which the unit suite hit about one run in four.
     func beginShutdown() {
         let streams: [Exchange] = locked.withLock { locked in
             guard case .serving = locked.phase else { return [] }
             locked.phase = .draining
             continuation.finish()
-            if let daemon = locked.daemon {
-                locked.quiescedSocket = MHD_quiesce_daemon(daemon.raw)
-            }
             return Array(locked.dispatched.values)
         }
         if !streams.isEmpty {
@@ -165,23 +165,19 @@ final class ServerCore: Sendable {
         for exchange in exchanges { exchange.abort() }
     }
 
-    /// Stops libmicrohttpd (closing every connection) and closes the quiesced listen socket. Call `abortAll()`
-    /// first. Idempotent. Returns whether this call stopped the daemon.
+    /// Stops libmicrohttpd, which closes every connection and the listen socket. Call `abortAll()` first.
+    /// Idempotent. Returns whether this call stopped the daemon.
     @discardableResult
     func stop() -> Bool {
-        let (daemon, socket) = locked.withLock { locked in
+        let daemon = locked.withLock { locked in
             locked.phase = .stopped
             continuation.finish()
-            defer {
-                locked.daemon = nil
-                locked.quiescedSocket = -1
-            }
-            return (locked.daemon, locked.quiescedSocket)
+            defer { locked.daemon = nil }
+            return locked.daemon
         }
         guard let daemon else { return false }
         connections.stop()
         MHD_stop_daemon(daemon.raw)
-        if socket >= 0 { close(socket) }
         return true
     }
 }
