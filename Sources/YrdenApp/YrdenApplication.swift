@@ -12,7 +12,7 @@ import YrdenTransport
 
 /// The composition root: a validated config becomes a running gateway, as one `ServiceGroup`.
 ///
-/// Services stop in reverse order on SIGTERM/SIGINT: the HTTP front first (stop accepting, let calls in
+/// Services stop in reverse order on SIGTERM/SIGINT: the HTTP front first (new requests get 503, let calls in
 /// flight finish), then the engine (end sessions, shut every upstream down and reap it).
 package struct YrdenApplication: Sendable {
     package let loaded: LoadedConfig

@@ -65,8 +65,8 @@ package final class HTTPServer: Service, Sendable {
         core.stop()
     }
 
-    /// Serves requests until graceful shutdown (ServiceLifecycle) or task cancellation. Then it stops accepting
-    /// (new connections and new requests, which get 503), ends open streams, gives running handlers up to five
+    /// Serves requests until graceful shutdown (ServiceLifecycle) or task cancellation. Then it stops taking work
+    /// (new requests get 503; the listen socket closes when libmicrohttpd stops), ends open streams, gives running handlers up to five
     /// seconds to answer and their answers time to be sent, answers the rest 503, and stops libmicrohttpd.
     /// Requests that arrived before `run()` was called are served too (after cancellation, those no handler
     /// took yet are answered 503).
