@@ -11,6 +11,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,26 +71,56 @@ def admin_client() -> httpx2.AsyncClient:
     return httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=180.0), headers={"Authorization": f"Bearer {TOKEN}"})
 
 
-@pytest.mark.anyio
-async def test_a_list_changed_flood_is_coalesced_and_delete_ends_it_at_once(gateway) -> None:
-    gw = gateway(config(hostile=hostile(), other=hostile()), env=ENV)
+@dataclass
+class FloodRun:
+    """What a flood left behind: the gateway's answers during it, the server's own counts, and how its removal went."""
+
+    health: httpx2.Response
+    latency: float
+    echoed: str
+    echo_latency: float
+    stats: dict[str, Any]
+    rss_before: float
+    rss_after: float
+    metrics: str
+    deleted: httpx2.Response
+    delete_seconds: float
+
+
+async def flood_and_remove(
+    gw: Gateway, server: str, flood: dict[str, Any], echo_tool: str, echo_text: str
+) -> FloodRun:
+    """Starts a 3 s flood on `server`, probes /healthz and `echo_tool` one second in, reads the server's counts
+    and the metrics once it is over, then removes the server and times the DELETE."""
     async with admin_client() as http, mcp_session(gw.url) as session:
-        await wait_connected(http, gw, "hostile")
+        await wait_connected(http, gw, server)
         rss_before = rss_mb(gw.pid)
-        await session.client.call_tool("hostile__flood", {"seconds": 3})
-        # While the flood lasts, the gateway still answers, and another server's calls go through.
+        await session.client.call_tool(f"{server}__flood", {"seconds": 3, **flood})
         await anyio.sleep(1.0)
         latency, health = await timed_get(http, f"{gw.base}/healthz")
         echo_started = time.monotonic()
-        echoed = await session.client.call_tool("other__echo", {"text": "still here"})
+        echoed = await session.client.call_tool(echo_tool, {"text": echo_text})
         echo_latency = time.monotonic() - echo_started
         await anyio.sleep(2.5)
-        stats = json.loads(text_of(await session.client.call_tool("hostile__stats", {})))
+        stats = json.loads(text_of(await session.client.call_tool(f"{server}__stats", {})))
         rss_after = rss_mb(gw.pid)
         metrics = (await http.get(f"{gw.base}/metrics")).text
         started = time.monotonic()
-        deleted = await http.delete(f"{gw.base}/api/v1/servers/hostile")
+        deleted = await http.delete(f"{gw.base}/api/v1/servers/{server}")
         delete_seconds = time.monotonic() - started
+    return FloodRun(
+        health, latency, text_of(echoed), echo_latency, stats, rss_before, rss_after, metrics, deleted, delete_seconds
+    )
+
+
+@pytest.mark.anyio
+async def test_a_list_changed_flood_is_coalesced_and_delete_ends_it_at_once(gateway) -> None:
+    gw = gateway(config(hostile=hostile(), other=hostile()), env=ENV)
+    # While the flood lasts, the gateway still answers, and another server's calls go through.
+    run = await flood_and_remove(gw, "hostile", {}, "other__echo", "still here")
+    health, latency, echoed, echo_latency = run.health, run.latency, run.echoed, run.echo_latency
+    stats, rss_before, rss_after, metrics = run.stats, run.rss_before, run.rss_after, run.metrics
+    deleted, delete_seconds = run.deleted, run.delete_seconds
     coalesced = sample(metrics, "yrden_upstream_notifications_shed_total", server="hostile", reason="coalesced")
     print(
         f"\nflood: {coalesced} coalesced by the gateway; {stats['sent']} list_changed sent, {stats['lists'].get('tools/list', 0)} tools/list answered; "
@@ -97,7 +128,7 @@ async def test_a_list_changed_flood_is_coalesced_and_delete_ends_it_at_once(gate
         f"DELETE after it {delete_seconds:.2f} s; RSS {rss_before:.0f} -> {rss_after:.0f} MB"
     )
     assert health.status_code == 200
-    assert text_of(echoed) == "still here"
+    assert echoed == "still here"
     assert deleted.status_code in (200, 204), deleted.text
     assert delete_seconds < STOP_BOUND, f"DELETE took {delete_seconds:.1f} s after the flood"
     assert latency < LATENCY_BOUND and echo_latency < LATENCY_BOUND
@@ -157,28 +188,16 @@ OTHER_FLOODS = {
 async def test_a_flood_of_other_notifications_is_bounded(gateway, kind: str) -> None:
     method, params = OTHER_FLOODS[kind]
     gw = gateway(config(hostile=hostile()), env=ENV)
-    async with admin_client() as http, mcp_session(gw.url) as session:
-        await wait_connected(http, gw, "hostile")
-        rss_before = rss_mb(gw.pid)
-        await session.client.call_tool("hostile__flood", {"seconds": 3, "method": method, "params": params})
-        await anyio.sleep(1.0)
-        latency, health = await timed_get(http, f"{gw.base}/healthz")
-        echo_started = time.monotonic()
-        echoed = await session.client.call_tool("hostile__echo", {"text": "heard"})
-        echo_latency = time.monotonic() - echo_started
-        await anyio.sleep(2.5)
-        stats = json.loads(text_of(await session.client.call_tool("hostile__stats", {})))
-        rss_after = rss_mb(gw.pid)
-        metrics = (await http.get(f"{gw.base}/metrics")).text
-        started = time.monotonic()
-        deleted = await http.delete(f"{gw.base}/api/v1/servers/hostile")
-        delete_seconds = time.monotonic() - started
+    run = await flood_and_remove(gw, "hostile", {"method": method, "params": params}, "hostile__echo", "heard")
+    health, latency, echoed, echo_latency = run.health, run.latency, run.echoed, run.echo_latency
+    stats, rss_before, rss_after, metrics = run.stats, run.rss_before, run.rss_after, run.metrics
+    deleted, delete_seconds = run.deleted, run.delete_seconds
     dropped = sample(metrics, "yrden_upstream_notifications_shed_total", server="hostile", reason="dropped")
     print(
         f"\n{kind}: {dropped} dropped by the gateway; {stats['sent']} sent; /healthz {latency * 1000:.0f} ms, a call to the flooding server "
         f"{echo_latency * 1000:.0f} ms; DELETE {delete_seconds:.2f} s; RSS {rss_before:.0f} -> {rss_after:.0f} MB"
     )
-    assert health.status_code == 200 and text_of(echoed) == "heard"
+    assert health.status_code == 200 and echoed == "heard"
     assert deleted.status_code in (200, 204), deleted.text
     assert delete_seconds < STOP_BOUND
     assert latency < LATENCY_BOUND and echo_latency < LATENCY_BOUND
@@ -256,29 +275,17 @@ HTTP_FLOODS = {
 @pytest.mark.parametrize("kind", HTTP_FLOODS)
 async def test_a_flood_over_an_http_stream_is_bounded_and_delete_ends_it(gateway, http_hostile, kind: str) -> None:
     gw = gateway(config(remote={"url": http_hostile}, other=hostile()), env=ENV)
-    async with admin_client() as http, mcp_session(gw.url) as session:
-        await wait_connected(http, gw, "remote")
-        rss_before = rss_mb(gw.pid)
-        await session.client.call_tool("remote__flood", {"seconds": 3, **HTTP_FLOODS[kind]})
-        await anyio.sleep(1.0)
-        latency, health = await timed_get(http, f"{gw.base}/healthz")
-        echo_started = time.monotonic()
-        echoed = await session.client.call_tool("remote__echo", {"text": "over http"})
-        echo_latency = time.monotonic() - echo_started
-        await anyio.sleep(2.5)
-        stats = json.loads(text_of(await session.client.call_tool("remote__stats", {})))
-        rss_after = rss_mb(gw.pid)
-        metrics = (await http.get(f"{gw.base}/metrics")).text
-        started = time.monotonic()
-        deleted = await http.delete(f"{gw.base}/api/v1/servers/remote")
-        delete_seconds = time.monotonic() - started
+    run = await flood_and_remove(gw, "remote", HTTP_FLOODS[kind], "remote__echo", "over http")
+    health, latency, echoed, echo_latency = run.health, run.latency, run.echoed, run.echo_latency
+    stats, rss_before, rss_after, metrics = run.stats, run.rss_before, run.rss_after, run.metrics
+    deleted, delete_seconds = run.deleted, run.delete_seconds
     coalesced = sample(metrics, "yrden_upstream_notifications_shed_total", server="remote", reason="coalesced")
     print(
         f"\nHTTP flood of {kind}: {coalesced} coalesced; {stats['sent']} sent, {stats['lists'].get('tools/list', 0)} "
         f"tools/list answered; /healthz {latency * 1000:.0f} ms, a call {echo_latency * 1000:.0f} ms; "
         f"DELETE {delete_seconds:.2f} s; RSS {rss_before:.0f} -> {rss_after:.0f} MB"
     )
-    assert health.status_code == 200 and text_of(echoed) == "over http"
+    assert health.status_code == 200 and echoed == "over http"
     assert deleted.status_code in (200, 204), deleted.text
     assert delete_seconds < STOP_BOUND
     assert latency < LATENCY_BOUND and echo_latency < LATENCY_BOUND
