@@ -1,10 +1,12 @@
+import YrdenProtocol
+
 /// A config string cut into literal text and `${VAR}` references, by the grammar ``EnvironmentExpansion``
 /// expands.
 ///
 /// Redaction needs it to show where a secret comes from without showing what is written, and the gateway
 /// needs it to know which variables its own secrets come from. A `${…}` that is not a well-formed reference
 /// (a bad name, no closing `}`) is literal text here: expansion refuses it, and showing it could show a secret.
-enum EnvironmentReferences {
+package enum EnvironmentReferences {
     enum Piece: Hashable, Sendable {
         /// Text as written, `$$` included.
         case literal(String)
@@ -60,10 +62,27 @@ enum EnvironmentReferences {
     private static let hostSpelling = "env:"
 
     /// The names `text` refers to, in order of appearance.
-    static func names(in text: String) -> [String] {
+    package static func names(in text: String) -> [String] {
         pieces(of: text).compactMap { piece in
             if case .reference(let name, _, _) = piece { return name }
             return nil
         }
+    }
+
+    /// The names every string inside `value` refers to, each once, in order of appearance: what a config entry
+    /// needs from the environment of the gateway that expands it.
+    package static func names(in value: JSONValue) -> [String] {
+        var found: [String] = []
+        func collect(_ value: JSONValue) {
+            if let text = value.stringValue {
+                for name in names(in: text) where !found.contains(name) { found.append(name) }
+            } else if let array = value.arrayValue {
+                array.forEach(collect)
+            } else if let object = value.objectValue {
+                for (_, item) in object { collect(item) }
+            }
+        }
+        collect(value)
+        return found
     }
 }

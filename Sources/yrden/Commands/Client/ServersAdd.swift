@@ -1,4 +1,5 @@
 import ArgumentParser
+import YrdenConfig
 import YrdenProtocol
 
 /// `yrden servers add ID …`: a new `mcpServers` entry, saved by the gateway and connected in the background.
@@ -58,29 +59,6 @@ struct ServersAdd: AsyncParsableCommand {
                 }
                 throw failure
             }
-        }
-    }
-}
-
-/// The `${NAME}` references in an entry's strings, which the gateway expands from its own environment.
-enum EnvironmentReferences {
-    static func names(in value: JSONValue) -> [String] {
-        var found: [String] = []
-        collect(value, into: &found)
-        return found
-    }
-
-    private static func collect(_ value: JSONValue, into found: inout [String]) {
-        if let text = value.stringValue {
-            for piece in text.split(separator: "${", omittingEmptySubsequences: false).dropFirst() {
-                guard let end = piece.firstIndex(of: "}") else { continue }
-                let name = String(piece[..<end].prefix { $0 != ":" })
-                if !name.isEmpty, !found.contains(name) { found.append(name) }
-            }
-        } else if let array = value.arrayValue {
-            for item in array { collect(item, into: &found) }
-        } else if let object = value.objectValue {
-            for (_, item) in object { collect(item, into: &found) }
         }
     }
 }
