@@ -74,27 +74,44 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // Layer 3: HTTP semantics.
+        /// A scripted fake upstream and a manual clock, for the engine's unit tests (not shipped in the binary).
+        .target(
+            name: "YrdenTesting",
+            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", log],
+            swiftSettings: strict
+        ),
+
+        // Layer 3: what operators change: config persistence, OAuth sign-ins, the config file watcher.
+        .target(
+            name: "YrdenControl",
+            dependencies: [
+                "YrdenProtocol", "YrdenConfig", "YrdenStorage", "YrdenTransport", "YrdenOAuth", "YrdenEngine", log,
+                lifecycle, signals, httpClient,
+            ],
+            swiftSettings: strict
+        ),
+
+        // Layer 4: HTTP semantics.
         .target(
             name: "YrdenFront",
             dependencies: [
-                "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenHTTPServer", "YrdenLineIO", log,
-                "YrdenOAuth", prometheus,
+                "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenControl", "YrdenHTTPServer",
+                "YrdenLineIO", log, "YrdenOAuth", prometheus,
             ],
             swiftSettings: strict
         ),
 
-        // Layer 4: the composition root, a library so tests can start it in-process.
+        // Layer 5: the composition root, a library so tests can start it in-process.
         .target(
             name: "YrdenApp",
             dependencies: [
-                "YrdenConfig", "YrdenEngine", "YrdenFront", "YrdenHTTPServer", "YrdenOAuth", "YrdenStorage",
-                "YrdenTransport", log, lifecycle, signals, httpClient, nioCore, prometheus,
+                "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer", "YrdenOAuth",
+                "YrdenStorage", "YrdenTransport", log, lifecycle, signals, httpClient, nioCore, prometheus,
             ],
             swiftSettings: strict
         ),
 
-        // Layer 5: the CLI.
+        // Layer 6: the CLI.
         .executableTarget(
             name: "yrden",
             dependencies: [
@@ -124,7 +141,12 @@ let package = Package(
         .testTarget(name: "YrdenDemoServerTests", dependencies: ["YrdenDemoServer"], swiftSettings: strict),
         .testTarget(
             name: "YrdenEngineTests",
-            dependencies: ["YrdenEngine", "YrdenTransport", "YrdenProtocol", "YrdenConfig"],
+            dependencies: ["YrdenEngine", "YrdenTesting", "YrdenTransport", "YrdenProtocol", "YrdenConfig", log],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "YrdenControlTests",
+            dependencies: ["YrdenControl", "YrdenEngine", "YrdenTesting", "YrdenConfig", "YrdenProtocol", log],
             swiftSettings: strict
         ),
     ]

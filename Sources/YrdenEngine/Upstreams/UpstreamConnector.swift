@@ -1,25 +1,45 @@
 import AsyncHTTPClient
+import YrdenTransport
 
-/// What the engine needs to open connections to remote upstreams; owned by the application.
+/// What the engine needs to reach upstreams, given to it by the application (or by a test).
 ///
 /// The one `HTTPClient` is created and shut down by the composition root, so every HTTP upstream shares its
-/// connection pool and none outlives the process's service group.
+/// connection pool and none outlives the process's service group. Tests give scripted channels and a
+/// manual clock instead (`YrdenTesting`).
 package struct UpstreamConnector: Sendable {
-    /// `nil` in a gateway built without one (tests of the engine alone): HTTP upstreams then fail to connect
-    /// with a message that says so.
-    package var httpClient: HTTPClient?
+    /// Opens upstream channels: the live transports, or fakes.
+    package var channels: any UpstreamChannelFactory
+    /// Deadlines, retries and pings are timed by it.
+    package var time: any TimeSource
+    /// Sign-ins of OAuth servers; `nil` in a gateway built without OAuth (such servers then fail to connect
+    /// with a message that says so).
+    package var credentials: (any UpstreamCredentials)?
     /// `nil` in a gateway built without one: OAuth servers then fail with a message that says so.
     package var oauth: OAuthEnvironment?
     /// Variables no stdio child inherits, besides the gateway's fixed secrets.
     package var withheldEnvironment: WithheldEnvironment
+
+    /// `nil` when the channels are not the live ones.
+    package var httpClient: HTTPClient? { (channels as? LiveChannels)?.httpClient }
 
     package init(
         httpClient: HTTPClient? = nil,
         oauth: OAuthEnvironment? = nil,
         withheldEnvironment: WithheldEnvironment = WithheldEnvironment()
     ) {
-        self.httpClient = httpClient
+        self.init(channels: LiveChannels(httpClient: httpClient), withheldEnvironment: withheldEnvironment)
         self.oauth = oauth
+    }
+
+    package init(
+        channels: any UpstreamChannelFactory,
+        time: any TimeSource = SystemTime(),
+        credentials: (any UpstreamCredentials)? = nil,
+        withheldEnvironment: WithheldEnvironment = WithheldEnvironment()
+    ) {
+        self.channels = channels
+        self.time = time
+        self.credentials = credentials
         self.withheldEnvironment = withheldEnvironment
     }
 }

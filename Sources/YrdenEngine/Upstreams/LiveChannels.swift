@@ -1,0 +1,36 @@
+import AsyncHTTPClient
+import YrdenConfig
+import YrdenTransport
+
+/// The gateway's own transports: child processes on the shared reactor, and the one shared HTTP client.
+package struct LiveChannels: UpstreamChannelFactory {
+    /// `nil` in a gateway built without one (tests of the engine alone): HTTP upstreams then fail to connect
+    /// with a message that says so.
+    package var httpClient: HTTPClient?
+
+    package init(httpClient: HTTPClient? = nil) {
+        self.httpClient = httpClient
+    }
+
+    package func open(
+        _ route: ChannelRoute,
+        for spec: ServerSpec,
+        handler: UpstreamChannelHandler
+    ) throws(UpstreamError) -> any UpstreamChannel {
+        switch route {
+        case .stdio(let command):
+            return try StdioChannel(command: command, handler: handler)
+        case .streamableHTTP(let endpoint):
+            return StreamableHTTPChannel(endpoint: endpoint, client: try remoteClient(), handler: handler)
+        case .legacySSE(let endpoint):
+            return LegacySSEChannel(endpoint: endpoint, client: try remoteClient(), handler: handler)
+        }
+    }
+
+    private func remoteClient() throws(UpstreamError) -> HTTPClient {
+        guard let httpClient else {
+            throw UpstreamError(.network, "this gateway was started without an HTTP client for remote upstreams")
+        }
+        return httpClient
+    }
+}

@@ -1,0 +1,52 @@
+import YrdenConfig
+import YrdenTransport
+
+/// What the engine needs of servers that sign in (OAuth), provided by the control layer, so the engine
+/// imports neither the OAuth client nor the token store.
+package protocol UpstreamCredentials: Sendable {
+    /// Server `spec`'s sign-in, or `nil` when it does not sign in. `report` hears every change of its progress
+    /// (the engine publishes it in the server's status). Throws an `.auth` error when the server should sign
+    /// in but cannot in this gateway.
+    func signIn(
+        for spec: ServerSpec,
+        report: @escaping @Sendable (SignInStatus) -> Void
+    ) throws(UpstreamError) -> (any UpstreamSignIn)?
+
+    /// Server `id` is gone: its pending sign-in is cancelled (its stored tokens stay on disk).
+    func forget(_ id: String)
+}
+
+/// One server's sign-in, as an upstream connection uses it.
+package protocol UpstreamSignIn: Sendable {
+    /// Returns once usable tokens are held: at once when stored ones are valid (or refresh); otherwise after
+    /// the user signs in. `waiting` is called first in that case (the server then shows `authenticating`).
+    /// A sign-in is started unless one is under way or the last one failed (the operator then starts the
+    /// next one, so a refused consent is not asked again in a loop). Ends with `.notConnected` when cancelled.
+    func ready(waiting: @Sendable () -> Void) async throws(UpstreamError)
+
+    /// Returns when the tokens stop being usable (refresh refused, signed out, a wider scope needed), or
+    /// when the calling task is cancelled. Event-driven: it costs nothing while it waits.
+    func invalidated() async
+
+    /// Signs each request in, and hears when the server refused the token.
+    var authorizer: any UpstreamAuthorizer { get }
+}
+
+/// Where one server's sign-in stands, as the admin API's `AuthProgress` shows it.
+package struct SignInStatus: Sendable, Hashable {
+    /// `discovering`, `registering`, `waitingForUser`, `exchangingCode`, `complete`, `failed`, `needsReauth`.
+    package var status: String
+    /// The URL the user opens, while `waitingForUser`.
+    package var authorizationURL: String?
+    /// When that URL stops working, in seconds since the epoch.
+    package var expiresAt: Double?
+    /// Why it `failed` or `needsReauth`.
+    package var reason: String?
+
+    package init(status: String, authorizationURL: String? = nil, expiresAt: Double? = nil, reason: String? = nil) {
+        self.status = status
+        self.authorizationURL = authorizationURL
+        self.expiresAt = expiresAt
+        self.reason = reason
+    }
+}
