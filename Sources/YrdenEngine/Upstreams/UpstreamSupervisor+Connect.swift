@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Logging
 import YrdenConfig
 import YrdenTransport
@@ -87,12 +86,8 @@ extension UpstreamSupervisor {
                 workingDirectory: cwd,
                 withheldEnvironment: gateway.connector.withheldEnvironment.names
             )
-            return try UpstreamClient(
-                open: { handler throws(UpstreamError) in try StdioChannel(command: stdio, handler: handler) },
-                log: channelLog(stream: "stderr")
-            )
+            return try open(.stdio(stdio), log: "stderr")
         case .http(let url, let headers, _, _):
-            let httpClient = try remoteClient()
             let endpoint = StreamableHTTPEndpoint(
                 url: url,
                 headers: headers,
@@ -100,10 +95,7 @@ extension UpstreamSupervisor {
                 toolCallTimeout: spec.timeouts.toolCall,
                 authorizer: authorizer
             )
-            return try UpstreamClient(
-                open: { handler in StreamableHTTPChannel(endpoint: endpoint, client: httpClient, handler: handler) },
-                log: channelLog(stream: "http")
-            )
+            return try open(.streamableHTTP(endpoint), log: "http")
         case .sse(let url, let headers, let auth):
             return try openLegacySSE(url: url, headers: headers, auth: auth)
         }
@@ -119,25 +111,23 @@ extension UpstreamSupervisor {
         if case .oauth = auth {
             throw UpstreamError(.auth, "OAuth over the legacy HTTP+SSE transport is not supported by this build yet")
         }
-        let httpClient = try remoteClient()
         let endpoint = LegacySSEEndpoint(
             url: url,
             headers: headers,
             requestTimeout: spec.timeouts.request,
             endpointTimeout: spec.timeouts.connect
         )
-        return try UpstreamClient(
-            open: { handler in LegacySSEChannel(endpoint: endpoint, client: httpClient, handler: handler) },
-            log: channelLog(stream: "sse")
-        )
+        return try open(.legacySSE(endpoint), log: "sse")
     }
 
-    /// The shared HTTP client for remote servers.
-    private func remoteClient() throws(UpstreamError) -> HTTPClient {
-        guard let httpClient = gateway.connector.httpClient else {
-            throw UpstreamError(.network, "this gateway was started without an HTTP client")
-        }
-        return httpClient
+    /// Opens `route` through the gateway's channel factory, the channel's diagnostics going to `log`'s stream.
+    private func open(_ route: ChannelRoute, log stream: String) throws(UpstreamError) -> UpstreamClient {
+        let channels = gateway.connector.channels
+        let spec = self.spec
+        return try UpstreamClient(
+            open: { handler throws(UpstreamError) in try channels.open(route, for: spec, handler: handler) },
+            log: channelLog(stream: stream)
+        )
     }
 
     /// A transport decision, logged at info and kept in the server's ring: the admin API and health output
