@@ -37,8 +37,10 @@ $(VENV)/.installed: Tests/interop/requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements.txt
 	touch $@
 
+# The format check, and the import rule of ARCHITECTURE.md (a target imports only lower layers).
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
+	.ci/check-layers
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel Package.swift Sources Tests
