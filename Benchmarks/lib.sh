@@ -1,9 +1,10 @@
 # Sourced by the benchmark programs (run.sh, http_upstream.sh): paths, the harness build, and the helpers that
 # start a gateway, open a session and drive it with the team's clients. Everything stays on loopback.
 #
-# Uses the harness in Benchmarks/harness (C echo upstream, stdio driver, sequential HTTP client, wrk script), or
-# BENCH_DIR when set, compiled into .build/bench. Needs: gcc, wrk, curl, jq (installed when missing).
-# Knobs: DUR (wrk seconds, default 10), CALLS (sequential calls, default 2000), YRDEN (the binary measured).
+# Uses the harness in Benchmarks/harness (C echo upstream, stdio driver, sequential HTTP client, readiness poller,
+# wrk script), or BENCH_DIR when set, compiled into .build/bench. Needs: gcc, wrk, curl, jq (installed when
+# missing). Knobs: DUR (wrk seconds, default 10), CALLS (sequential calls, default 2000), YRDEN (the binary measured).
+export LC_NUMERIC=C # a decimal point in $EPOCHREALTIME and in every figure, whatever the user's locale
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH_DIR=${BENCH_DIR:-$ROOT/Benchmarks/harness}
 OUT=$ROOT/.build/bench
@@ -22,21 +23,55 @@ prepare() {
     $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   mkdir -p "$OUT"
-  for prog in echo_upstream stdio_driver mcp_seq; do
-    [ "$OUT/$prog" -nt "$BENCH_DIR/$prog.c" ] || gcc -O2 -pthread -o "$OUT/$prog" "$BENCH_DIR/$prog.c"
+  for prog in echo_upstream stdio_driver mcp_seq wait_connected; do
+    [ "$OUT/$prog" -nt "$BENCH_DIR/$prog.c" ] && [ "$OUT/$prog" -nt "$BENCH_DIR/http_client.h" ] \
+      || gcc -O2 -pthread -o "$OUT/$prog" "$BENCH_DIR/$prog.c"
   done
 }
 
-# Every process a program starts is ended, by its PID, when the program exits.
+# end_pid PID [DEADLINE_S]: SIGTERM to a process this program started, SIGKILL when it has not exited by the
+# deadline (default 30 s: a gateway drains for up to 20 s and gives its children 7 s); reaps it.
+end_pid() {
+  local pid=$1 deadline=${2:-30} watchdog
+  kill -TERM "$pid" 2>/dev/null || return 0
+  ( trap 'kill "$timer" 2>/dev/null; exit 0' TERM
+    sleep "$deadline" & timer=$!; wait "$timer"; echo "PID $pid ignored SIGTERM for ${deadline}s: SIGKILL" >&2
+    kill -KILL "$pid" 2>/dev/null ) &
+  watchdog=$!
+  wait "$pid" 2>/dev/null || true
+  kill -TERM "$watchdog" 2>/dev/null || true; wait "$watchdog" 2>/dev/null || true
+}
+
+# Every process a program starts is ended, by its PID, when the program exits; one ended before is forgotten,
+# so that its PID, once reused, is never signalled.
 PIDS=()
-cleanup() { for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+forget_pid() { local pid kept=(); for pid in "${PIDS[@]}"; do [ "$pid" = "$1" ] || kept+=("$pid"); done; PIDS=("${kept[@]}"); }
+cleanup() { local pid; for pid in "${PIDS[@]}"; do end_pid "$pid" 10; done; }
 trap cleanup EXIT
 
 kv() { sed -n "s/.*\b$2=\([^ ]*\).*/\1/p" <<< "$1" | head -n1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-ms_now() { date +%s%3N; }
+ms_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'; } # EPOCH_S -> ms until now
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+threads() { awk '/^Threads/ {print $2}' "/proc/$1/status"; }
+# thread_names PID -> "3 name, 2 other, …": the process's threads grouped by name (15-character comm), most first
+thread_names() { cat /proc/"$1"/task/*/comm | sort | uniq -c | sort -k1,1nr -k2 | awk '{ n = $1; $1 = ""; printf "%s%d%s", sep, n, $0; sep = ", " }'; }
+# cpu_ticks PID -> utime + stime of the whole process (every thread, ended ones included), in clock ticks
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+CLK_TCK=$(getconf CLK_TCK)
+# cpu_per_call TICKS CALLS -> µs of CPU per call, one decimal
+cpu_per_call() { awk -v t="$1" -v n="$2" -v hz="$CLK_TCK" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "n/a" }'; }
 added() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a - b }'; }
+
+# raise_open_files NEED: the soft open-file limit of this program, and so of the gateways it starts, raised to at
+# least NEED (to the hard limit when that is lower, with a warning): a gateway holds a few descriptors per child.
+raise_open_files() {
+  local need=$1 soft hard; soft=$(ulimit -Sn); hard=$(ulimit -Hn)
+  [ "$soft" = unlimited ] || [ "$soft" -ge "$need" ] && return 0
+  if [ "$hard" = unlimited ] || [ "$hard" -ge "$need" ]; then ulimit -Sn "$need"; return 0; fi
+  ulimit -Sn "$hard"
+  echo "open-file limit $hard (hard) is below the $need a gateway with this many upstreams needs" >&2
+}
 
 # config FILE N CMD [ARGS...]: N copies of one stdio upstream, named up0…
 config() {
@@ -49,20 +84,42 @@ json.dump({"mcpServers": servers}, open(file, "w"))
 PY
 }
 
-# start CONFIG -> a release yrden serving CONFIG on a free port; sets GW_PID, URL, READY_MS
-start() {
+# launch CONFIG: a release yrden serving CONFIG on a free port, not waited for; sets GW_PID, BASE (its root URL),
+# URL (its MCP endpoint) and T0 (its start on the wall clock, $EPOCHREALTIME, for wait_connected -S)
+launch() {
   local port; port=$(free_port)
-  local t0; t0=$(ms_now)
+  T0=$EPOCHREALTIME
   "$YRDEN" serve --config "$1" --listen "127.0.0.1:$port" --log-level warning 2>>"$OUT/gateway.log" &
   GW_PID=$!; PIDS+=("$GW_PID")
-  URL="http://127.0.0.1:$port/mcp"
+  BASE="http://127.0.0.1:$port"; URL="$BASE/mcp"
+}
+
+# start CONFIG -> launch, then wait for /readyz; sets READY_MS too
+start() {
+  launch "$1"
   for _ in $(seq 1 2000); do
-    if curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then READY_MS=$(( $(ms_now) - t0 )); return; fi
+    if curl -sf "$BASE/readyz" >/dev/null 2>&1; then READY_MS=$(ms_since "$T0"); return; fi
     sleep 0.005
   done
   echo "gateway did not become ready" >&2; exit 1
 }
-stop() { kill -TERM "$GW_PID"; wait "$GW_PID" 2>/dev/null || true; }
+# stop: ends the gateway, then checks that none of its children outlived it (it reaps every child before it
+# exits); any that did are named on stderr and sent SIGTERM.
+stop() {
+  local kids kid state left=()
+  kids=$(cat /proc/"$GW_PID"/task/*/children 2>/dev/null || true)
+  end_pid "$GW_PID"
+  forget_pid "$GW_PID"
+  for kid in $kids; do
+    state=$(sed 's/.*) //' "/proc/$kid/stat" 2>/dev/null | cut -d' ' -f1) || true
+    case $state in "" | Z) continue ;; esac
+    left+=("$kid $(tr '\0' ' ' < "/proc/$kid/cmdline" 2>/dev/null)")
+    kill -TERM "$kid" 2>/dev/null || true
+  done
+  if [ ${#left[@]} -gt 0 ]; then
+    echo "${#left[@]} children outlived gateway $GW_PID (sent SIGTERM): ${left[*]:0:3}" >&2
+  fi
+}
 
 # session -> the Mcp-Session-Id that URL mints on initialize (empty for a stateless server)
 session() {
@@ -71,29 +128,38 @@ session() {
     | tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p'
 }
 
-wrk_rps() { # CONNS TOOL -> "rps bad_bodies" at URL in session SID
+wrk_rps() { # CONNS TOOL -> "rps bad_bodies requests" at URL in session SID
   local line
   line=$(MCP_SESSION_ID=$SID MCP_TOOL=$2 wrk -t1 -c"$1" -d"${DUR}s" --timeout 10s -s "$BENCH_DIR/mcp_call.lua" "$URL" 2>&1 | grep '^RESULT' || true)
-  echo "$(kv "$line" rps) $(kv "$line" bad_body)"
+  echo "$(kv "$line" rps) $(kv "$line" bad_body) $(kv "$line" requests)"
 }
 
 # R[LABEL.*]: every figure, by the label of what was measured.
 declare -A R
 
+# With CPU_PID set, measure_seq and measure_wrk also record that process's CPU per call (µs): LABEL.cpu1 over
+# the sequential run (its CALLS calls and 100 warm-up calls on the new connection) and LABEL.cpu64 over the
+# 64-connection run. The clock tick (CLK_TCK, usually 10 ms) bounds the precision: thousands of calls are needed.
+
 # measure_seq LABEL TOOL: CALLS sequential tools/call TOOL at URL in session SID (after 300 warm-up calls):
 # calls/s, p50, p99 and failed calls.
 measure_seq() {
-  local label=$1 tool=$2
+  local label=$1 tool=$2 before=0
   "$OUT/mcp_seq" -n 300 -s "$SID" -t "$tool" "$URL" >/dev/null
-  local seq; seq=$("$OUT/mcp_seq" -n "$CALLS" -s "$SID" -t "$tool" "$URL" | grep '^RESULT')
+  [ -z "${CPU_PID:-}" ] || before=$(cpu_ticks "$CPU_PID")
+  local seq; seq=$("$OUT/mcp_seq" -n "$CALLS" -W 100 -s "$SID" -t "$tool" "$URL" | grep '^RESULT')
+  [ -z "${CPU_PID:-}" ] || R[$label.cpu1]=$(cpu_per_call $(( $(cpu_ticks "$CPU_PID") - before )) $(( CALLS + 100 )))
   R[$label.c1_rps]=$(kv "$seq" rps); R[$label.p50]=$(kv "$seq" p50_us); R[$label.p99]=$(kv "$seq" p99_us)
   R[$label.errors]=$(kv "$seq" errors)
 }
 
 # measure_wrk LABEL TOOL: wrk at 16 and 64 connections (calls/s, bad bodies).
 measure_wrk() {
-  read -r R[$1.c16] R[$1.bad16] < <(wrk_rps 16 "$2")
-  read -r R[$1.c64] R[$1.bad64] < <(wrk_rps 64 "$2")
+  local requests before=0
+  read -r R[$1.c16] R[$1.bad16] requests < <(wrk_rps 16 "$2")
+  [ -z "${CPU_PID:-}" ] || before=$(cpu_ticks "$CPU_PID")
+  read -r R[$1.c64] R[$1.bad64] requests < <(wrk_rps 64 "$2")
+  [ -z "${CPU_PID:-}" ] || R[$1.cpu64]=$(cpu_per_call $(( $(cpu_ticks "$CPU_PID") - before )) "${requests:-0}")
 }
 
 # measure_calls LABEL TOOL: both of the above.

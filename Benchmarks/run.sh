@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Prints Yrden's figures beside a direct stdio connection to the same upstream. A program, not a test:
-# run it on purpose (`make bench`) on an otherwise idle machine; everything stays on loopback.
+# Prints Yrden's figures beside a direct stdio connection to the same upstream, and ends with the budgets the
+# engine is held to (each figure, its budget, and whether it is within). A program, not a test: a missed budget
+# is printed, never a failure; it fails only when a measurement is broken (a gateway that does not start or
+# connect its upstreams, a listing with the wrong number of tools). Run it on purpose (`make bench`) on an
+# otherwise idle machine; everything stays on loopback.
 #
 # Uses the harness in Benchmarks/harness through lib.sh (see there for the tools it needs and the DUR/CALLS knobs);
-# LIST_CALLS (default 300) sets the tools/list calls. Ends with the HTTP-upstream rows (http_upstream.sh).
+# LIST_CALLS (default 300) sets the tools/list calls over 10 and 50 upstreams; FLEET (default 200) stdio
+# upstreams with FLEET_TOOLS (default 50) padding tools each are started once for the start-up, memory, thread
+# and full-listing figures, over FLEET_LISTINGS (default 50) whole listings. Ends with the HTTP-upstream rows
+# (http_upstream.sh), then the budgets.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 LIST_CALLS=${LIST_CALLS:-300}
+FLEET=${FLEET:-200}; FLEET_TOOLS=${FLEET_TOOLS:-50}; FLEET_LISTINGS=${FLEET_LISTINGS:-50}
 prepare
+raise_open_files $(( FLEET * 8 + 256 ))
 
 measure_gateway() { # LABEL TOOL CMD...
   local label=$1 tool=$2; shift 2
@@ -15,7 +23,7 @@ measure_gateway() { # LABEL TOOL CMD...
   start "$OUT/one.json"; R[$label.ready]=$READY_MS
   sleep 1; R[$label.rss_idle]=$(( $(rss_kb "$GW_PID") / 1024 ))
   SID=$(session)
-  measure_calls "$label" "$tool"
+  CPU_PID=$GW_PID measure_calls "$label" "$tool"
   R[$label.rss_load]=$(( $(rss_kb "$GW_PID") / 1024 ))
   stop
 }
@@ -29,22 +37,55 @@ measure_direct() { # LABEL CMD...
   R[$label.c64]=$(grep 'window=64 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
 }
 
+# list_all LABEL EXPECTED LISTINGS: LISTINGS whole tools/list (every page) at URL in session SID, after 3 warm-up
+# listings; LABEL.p50/p99 in µs, LABEL.tools and LABEL.pages of one listing. A listing that fails or does not
+# count EXPECTED tools measured nothing: the program stops.
+list_all() {
+  local label=$1 expected=$2 listings=$3 out seq
+  out=$("$OUT/mcp_seq" -a -e "$expected" -n "$listings" -W 3 -T 300 -s "$SID" -m tools/list "$URL") || {
+    echo "tools/list at $URL: $(grep -E '^(RESULT|FIRST_BAD)' <<< "$out" | tr '\n' ' ')" >&2; exit 1
+  }
+  seq=$(grep '^RESULT' <<< "$out")
+  R[$label.p50]=$(kv "$seq" p50_us); R[$label.p99]=$(kv "$seq" p99_us)
+  R[$label.tools]=$(kv "$seq" items); R[$label.pages]=$(kv "$seq" pages)
+}
+
 measure_list() { # N -> tools/list p50/p99 over N upstreams with 8 padding tools each
   local n=$1
   config "$OUT/multi.json" "$n" "$OUT/echo_upstream" 8
   start "$OUT/multi.json"; R[list$n.ready]=$READY_MS
   sleep 1; R[list$n.rss_idle]=$(( $(rss_kb "$GW_PID") / 1024 ))
   SID=$(session)
-  local seq; seq=$("$OUT/mcp_seq" -n "$LIST_CALLS" -s "$SID" -m tools/list "$URL" | grep '^RESULT')
-  R[list$n.p50]=$(kv "$seq" p50_us); R[list$n.p99]=$(kv "$seq" p99_us)
-  R[list$n.tools]=$(curl -s -X POST "$URL" -H "Mcp-Session-Id: $SID" -H 'Content-Type: application/json' \
-    -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
-    | jq '.result.tools | length')
-  stop
   # Each echo upstream offers echo, add and 8 padding tools: a figure over a shorter list measured nothing.
-  if [ "${R[list$n.tools]}" != "$(( n * 10 ))" ]; then
-    echo "tools/list over $n upstreams listed ${R[list$n.tools]} tools, not $(( n * 10 ))" >&2; exit 1
+  list_all "list$n" $(( n * 10 )) "$LIST_CALLS"
+  stop
+}
+
+# measure_fleet: FLEET stdio upstreams with FLEET_TOOLS padding tools each. Ready is every upstream connected,
+# from the process start (the readiness poller reads /healthz every 5 ms); memory and threads are read then.
+measure_fleet() {
+  local expected=$(( FLEET * (FLEET_TOOLS + 2) )) out connected
+  config "$OUT/fleet.json" "$FLEET" "$OUT/echo_upstream" "$FLEET_TOOLS"
+  launch "$OUT/fleet.json"
+  out=$("$OUT/wait_connected" -N "$FLEET" -S "$T0" -T 60 "$BASE/healthz") || {
+    echo "a gateway with $FLEET stdio upstreams did not connect them all in 60 s: $out (see $OUT/gateway.log)" >&2
+    exit 1
+  }
+  R[fleet.ready]=$(kv "$out" ready_ms)
+  R[fleet.rss_ready]=$(( $(rss_kb "$GW_PID") / 1024 ))
+  R[fleet.threads]=$(threads "$GW_PID")
+  R[fleet.thread_names]=$(thread_names "$GW_PID")
+  R[fleet.fds]=$(find /proc/"$GW_PID"/fd -mindepth 1 -maxdepth 1 | wc -l)
+  # The admin API agrees: every server connected, each with its echo, add and padding tools.
+  connected=$(curl -sf "$BASE/api/v1/servers" | jq --argjson tools $(( FLEET_TOOLS + 2 )) \
+    '[.servers[] | select(.state == "connected" and .counts.tools == $tools)] | length') || true
+  if [ "$connected" != "$FLEET" ]; then
+    echo "the admin API shows $connected of $FLEET servers connected with $(( FLEET_TOOLS + 2 )) tools" >&2; exit 1
   fi
+  SID=$(session)
+  list_all fleet.list "$expected" "$FLEET_LISTINGS"
+  R[fleet.rss_listed]=$(( $(rss_kb "$GW_PID") / 1024 ))
+  stop
 }
 
 echo "yrden $("$YRDEN" --version) on $(nproc) cores; wrk ${DUR}s per figure, $CALLS sequential calls" >&2
@@ -54,24 +95,69 @@ measure_gateway gw_c up0__echo "$OUT/echo_upstream" 0
 measure_gateway gw_demo up0__echo "$YRDEN" demo-server
 measure_list 10
 measure_list 50
+measure_fleet
 
-printf '\n%-34s %14s %14s %14s %14s\n' "tools/call echo" "direct C" "yrden → C" "direct demo" "yrden → demo"
-row() { printf '%-34s %14s %14s %14s %14s\n' "$1" "$2" "$3" "$4" "$5"; }
-row "calls/s, 1 client (sequential)" "${R[direct_c.c1_rps]}" "${R[gw_c.c1_rps]}" "${R[direct_demo.c1_rps]}" "${R[gw_demo.c1_rps]}"
-row "calls/s, 16 clients" "${R[direct_c.c16]}" "${R[gw_c.c16]}" "${R[direct_demo.c16]}" "${R[gw_demo.c16]}"
-row "calls/s, 64 clients" "${R[direct_c.c64]}" "${R[gw_c.c64]}" "${R[direct_demo.c64]}" "${R[gw_demo.c64]}"
-row "p50 latency µs (1 client)" "${R[direct_c.p50]}" "${R[gw_c.p50]}" "${R[direct_demo.p50]}" "${R[gw_demo.p50]}"
-row "p99 latency µs (1 client)" "${R[direct_c.p99]}" "${R[gw_c.p99]}" "${R[direct_demo.p99]}" "${R[gw_demo.p99]}"
-row "added p50 / p99 µs" "" "$(added "${R[gw_c.p50]}" "${R[direct_c.p50]}") / $(added "${R[gw_c.p99]}" "${R[direct_c.p99]}")" "" \
-  "$(added "${R[gw_demo.p50]}" "${R[direct_demo.p50]}") / $(added "${R[gw_demo.p99]}" "${R[direct_demo.p99]}")"
-row "failed calls (seq / c16 / c64)" "" "${R[gw_c.errors]}/${R[gw_c.bad16]}/${R[gw_c.bad64]}" "" "${R[gw_demo.errors]}/${R[gw_demo.bad16]}/${R[gw_demo.bad64]}"
-row "gateway RSS MB idle → after load" "" "${R[gw_c.rss_idle]} → ${R[gw_c.rss_load]}" "" "${R[gw_demo.rss_idle]} → ${R[gw_demo.rss_load]}"
-row "start → ready ms" "" "${R[gw_c.ready]}" "" "${R[gw_demo.ready]}"
+# The budgets of the engine (issue 10, "Faster as a consequence"), all against the C echo upstream.
+BUDGET_ADDED_P50=100 BUDGET_ADDED_P99=500 BUDGET_CPU=35 BUDGET_C64=35000
+BUDGET_READY_MS=1000 BUDGET_RSS_MB=60 BUDGET_THREADS=16 BUDGET_LIST_MS=30
+R[gw_c.added_p50]=$(added "${R[gw_c.p50]}" "${R[direct_c.p50]}")
+R[gw_c.added_p99]=$(added "${R[gw_c.p99]}" "${R[direct_c.p99]}")
+ms() { awk -v us="$1" 'BEGIN { printf "%.1f", us / 1000 }'; }
+R[fleet.list.p50_ms]=$(ms "${R[fleet.list.p50]}"); R[fleet.list.p99_ms]=$(ms "${R[fleet.list.p99]}")
+
+row() { printf '%-34s %14s %14s %14s %14s %12s\n' "$@"; }
+printf '\n'; row "tools/call echo" "direct C" "yrden → C" "direct demo" "yrden → demo" "budget"
+row "calls/s, 1 client (sequential)" "${R[direct_c.c1_rps]}" "${R[gw_c.c1_rps]}" "${R[direct_demo.c1_rps]}" "${R[gw_demo.c1_rps]}" ""
+row "calls/s, 16 clients" "${R[direct_c.c16]}" "${R[gw_c.c16]}" "${R[direct_demo.c16]}" "${R[gw_demo.c16]}" ""
+row "calls/s, 64 clients" "${R[direct_c.c64]}" "${R[gw_c.c64]}" "${R[direct_demo.c64]}" "${R[gw_demo.c64]}" ">= $BUDGET_C64"
+row "p50 latency µs (1 client)" "${R[direct_c.p50]}" "${R[gw_c.p50]}" "${R[direct_demo.p50]}" "${R[gw_demo.p50]}" ""
+row "p99 latency µs (1 client)" "${R[direct_c.p99]}" "${R[gw_c.p99]}" "${R[direct_demo.p99]}" "${R[gw_demo.p99]}" ""
+row "added p50 / p99 µs" "" "${R[gw_c.added_p50]} / ${R[gw_c.added_p99]}" "" \
+  "$(added "${R[gw_demo.p50]}" "${R[direct_demo.p50]}") / $(added "${R[gw_demo.p99]}" "${R[direct_demo.p99]}")" \
+  "<= $BUDGET_ADDED_P50 / $BUDGET_ADDED_P99"
+row "gateway CPU µs/call, 1 client" "" "${R[gw_c.cpu1]}" "" "${R[gw_demo.cpu1]}" "<= $BUDGET_CPU"
+row "gateway CPU µs/call, 64 clients" "" "${R[gw_c.cpu64]}" "" "${R[gw_demo.cpu64]}" "<= $BUDGET_CPU"
+row "failed calls (seq / c16 / c64)" "" "${R[gw_c.errors]}/${R[gw_c.bad16]}/${R[gw_c.bad64]}" "" "${R[gw_demo.errors]}/${R[gw_demo.bad16]}/${R[gw_demo.bad64]}" ""
+row "gateway RSS MB idle → after load" "" "${R[gw_c.rss_idle]} → ${R[gw_c.rss_load]}" "" "${R[gw_demo.rss_idle]} → ${R[gw_demo.rss_load]}" ""
+row "start → ready ms" "" "${R[gw_c.ready]}" "" "${R[gw_demo.ready]}" ""
+
 printf '\n%-34s %14s %14s\n' "tools/list (8 padding tools each)" "10 upstreams" "50 upstreams"
-printf '%-34s %14s %14s\n' "tools listed" "${R[list10.tools]}" "${R[list50.tools]}"
-printf '%-34s %14s %14s\n' "p50 / p99 µs" "${R[list10.p50]} / ${R[list10.p99]}" "${R[list50.p50]} / ${R[list50.p99]}"
+printf '%-34s %14s %14s\n' "tools listed (pages)" "${R[list10.tools]} (${R[list10.pages]})" "${R[list50.tools]} (${R[list50.pages]})"
+printf '%-34s %14s %14s\n' "p50 / p99 µs, every page" "${R[list10.p50]} / ${R[list10.p99]}" "${R[list50.p50]} / ${R[list50.p99]}"
 printf '%-34s %14s %14s\n' "gateway RSS MB, idle upstreams" "${R[list10.rss_idle]}" "${R[list50.rss_idle]}"
 printf '%-34s %14s %14s\n' "start → ready ms" "${R[list10.ready]}" "${R[list50.ready]}"
 
+fleet_row() { printf '%-44s %16s %12s\n' "$@"; }
+printf '\n'; fleet_row "$FLEET stdio upstreams × $FLEET_TOOLS padding tools" "yrden → C" "budget"
+fleet_row "start → all connected ms" "${R[fleet.ready]}" "< $BUDGET_READY_MS"
+fleet_row "gateway RSS MB after ready → after listings" "${R[fleet.rss_ready]} → ${R[fleet.rss_listed]}" "<= $BUDGET_RSS_MB"
+fleet_row "gateway threads after ready" "${R[fleet.threads]}" "<= $BUDGET_THREADS"
+fleet_row "gateway open files after ready" "${R[fleet.fds]}" ""
+fleet_row "tools listed (pages) per whole listing" "${R[fleet.list.tools]} (${R[fleet.list.pages]})" ""
+fleet_row "whole tools/list p50 / p99 ms" "${R[fleet.list.p50_ms]} / ${R[fleet.list.p99_ms]}" "<= $BUDGET_LIST_MS"
+echo "threads by name: ${R[fleet.thread_names]}"
+
 echo
 "$ROOT/Benchmarks/http_upstream.sh"
+
+# within MEASURED OP LIMIT -> yes / no (n/a when nothing was measured)
+within() {
+  awk -v m="$1" -v op="$2" -v l="$3" 'BEGIN {
+    if (m !~ /^-?[0-9.]+$/) { print "n/a"; exit }
+    ok = (op == "<") ? m < l : (op == "<=") ? m <= l : m >= l
+    print ok ? "yes" : "no" }'
+}
+budget() { # FIGURE MEASURED DIRECT OP LIMIT
+  printf '%-44s %12s %12s %12s %8s\n' "$1" "$2" "$3" "$4 $5" "$(within "$2" "$4" "$5")"
+}
+printf '\n%-44s %12s %12s %12s %8s\n' "budgets (issue 10), yrden → C echo" "measured" "direct C" "budget" "within"
+budget "added p50 us, 1 client" "${R[gw_c.added_p50]}" "${R[direct_c.p50]}" "<=" "$BUDGET_ADDED_P50"
+budget "added p99 us, 1 client" "${R[gw_c.added_p99]}" "${R[direct_c.p99]}" "<=" "$BUDGET_ADDED_P99"
+budget "gateway CPU us per call, 64 connections" "${R[gw_c.cpu64]}" "" "<=" "$BUDGET_CPU"
+budget "gateway CPU us per call, 1 client" "${R[gw_c.cpu1]}" "" "<=" "$BUDGET_CPU"
+budget "calls/s, 64 connections" "${R[gw_c.c64]}" "${R[direct_c.c64]}" ">=" "$BUDGET_C64"
+budget "$FLEET upstreams: start to all connected ms" "${R[fleet.ready]}" "" "<" "$BUDGET_READY_MS"
+budget "$FLEET upstreams: RSS MB after ready" "${R[fleet.rss_ready]}" "" "<=" "$BUDGET_RSS_MB"
+budget "$FLEET upstreams: threads" "${R[fleet.threads]}" "" "<=" "$BUDGET_THREADS"
+budget "$FLEET upstreams: whole tools/list p50 ms" "${R[fleet.list.p50_ms]}" "" "<=" "$BUDGET_LIST_MS"
+budget "$FLEET upstreams: whole tools/list p99 ms" "${R[fleet.list.p99_ms]}" "" "<=" "$BUDGET_LIST_MS"
