@@ -5,6 +5,7 @@ import Prometheus
 import ServiceLifecycle
 import UnixSignals
 import YrdenConfig
+import YrdenControl
 import YrdenEngine
 import YrdenFront
 import YrdenHTTPServer

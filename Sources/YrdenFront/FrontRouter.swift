@@ -1,6 +1,7 @@
 import Logging
 import Prometheus
 import YrdenConfig
+import YrdenControl
 import YrdenEngine
 import YrdenHTTPServer
 import YrdenProtocol

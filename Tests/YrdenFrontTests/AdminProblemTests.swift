@@ -1,5 +1,6 @@
 import Testing
 import YrdenConfig
+import YrdenControl
 import YrdenEngine
 import YrdenHTTPServer
 import YrdenProtocol

@@ -1,4 +1,5 @@
 import YrdenConfig
+import YrdenControl
 import YrdenEngine
 import YrdenHTTPServer
 import YrdenOAuth

@@ -1,4 +1,5 @@
 import Synchronization
+import YrdenControl
 import YrdenEngine
 import YrdenHTTPServer
 import YrdenProtocol

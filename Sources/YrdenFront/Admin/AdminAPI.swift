@@ -1,5 +1,6 @@
 import Logging
 import YrdenConfig
+import YrdenControl
 import YrdenEngine
 import YrdenHTTPServer
 

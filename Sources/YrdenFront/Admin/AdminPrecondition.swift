@@ -1,3 +1,4 @@
+import YrdenControl
 import YrdenEngine
 import YrdenHTTPServer
 

@@ -1,5 +1,6 @@
 import Logging
 import YrdenConfig
+import YrdenEngine
 import YrdenProtocol
 import YrdenStorage
 
@@ -219,14 +220,15 @@ package actor ConfigStore {
         return try await reconcile(to: config.servers)
     }
 
-    /// Re-reads the file (SIGHUP, or the file changed on disk) and reconciles like ``replaceDocument(_:)``.
-    package func reload() async throws(ConfigStoreError) -> ReconcileChanges {
-        guard let path else { return ReconcileChanges(unchanged: gateway.snapshot.order) }
+    /// Re-reads the file (SIGHUP, or the file changed on disk) and reconciles like ``replaceDocument(_:)``;
+    /// `nil` when there is no file or it is as this store last wrote or read it, so nothing was applied.
+    package func reload() async throws(ConfigStoreError) -> ReconcileChanges? {
+        guard let path else { return nil }
         try await enter()
         defer { gate.leave() }
         guard let bytes = try readFile(path) else { throw .invalid(Self.missingFile(path)) }
         // The file as this store wrote it (its own write is what the watcher saw): nothing to apply.
-        guard bytes != fileBytes else { return ReconcileChanges(unchanged: gateway.snapshot.order) }
+        guard bytes != fileBytes else { return nil }
         return try await apply(bytes, from: path)
     }
 

@@ -4,6 +4,7 @@ import Testing
 import YrdenConfig
 import YrdenProtocol
 
+@testable import YrdenControl
 @testable import YrdenEngine
 
 /// Operators' changes through the config store: one at a time from check to applied state, versioned for

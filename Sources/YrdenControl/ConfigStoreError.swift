@@ -1,4 +1,5 @@
 import YrdenConfig
+import YrdenEngine
 
 /// Why an operator's config change was refused, or what it could not finish in time; the admin API maps each
 /// case to its HTTP status.
