@@ -29,25 +29,36 @@ prepare() {
   done
 }
 
-# end_pid PID [DEADLINE_S]: SIGTERM to a process this program started, SIGKILL when it has not exited by the
-# deadline (default 30 s: a gateway drains for up to 20 s and gives its children 7 s); reaps it.
-end_pid() {
-  local pid=$1 deadline=${2:-30} watchdog
-  kill -TERM "$pid" 2>/dev/null || return 0
-  ( trap 'kill "$timer" 2>/dev/null; exit 0' TERM
-    sleep "$deadline" & timer=$!; wait "$timer"; echo "PID $pid ignored SIGTERM for ${deadline}s: SIGKILL" >&2
-    kill -KILL "$pid" 2>/dev/null ) &
-  watchdog=$!
-  wait "$pid" 2>/dev/null || true
-  kill -TERM "$watchdog" 2>/dev/null || true; wait "$watchdog" 2>/dev/null || true
+# exited PID: true once PID is gone or a zombie (ended, not yet reaped)
+exited() {
+  local stat state
+  { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 0
+  state=${stat##*) }; [ "${state%% *}" = Z ]
 }
+
+# end_pid PID [DEADLINE_S]: SIGTERM to a process this program started, SIGKILL when it has not exited by the
+# deadline (default 30 s: a gateway drains for up to 20 s and gives its children 7 s); reaps it; says so on fd 3
+# (stderr unless redirected) when it had to. Looked at every 50 ms: bash cannot wait for a child with a deadline
+# without a second process that would itself need ending.
+end_pid() {
+  local pid=$1 steps=$(( ${2:-30} * 20 ))
+  kill -TERM "$pid" 2>/dev/null || return 0
+  while ! exited "$pid" && (( steps-- > 0 )); do sleep 0.05; done
+  if ! exited "$pid"; then
+    echo "PID $pid ignored SIGTERM for ${2:-30}s: SIGKILL" >&3
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+exec 3>&2
 
 # Every process a program starts is ended, by its PID, when the program exits; one ended before is forgotten,
 # so that its PID, once reused, is never signalled.
 PIDS=()
 forget_pid() { local pid kept=(); for pid in "${PIDS[@]}"; do [ "$pid" = "$1" ] || kept+=("$pid"); done; PIDS=("${kept[@]}"); }
+# (bash, on its way out, may warn that it has no record of a child it already reaped: stderr is muted here)
 cleanup() { local pid; for pid in "${PIDS[@]}"; do end_pid "$pid" 10; done; }
-trap cleanup EXIT
+trap 'cleanup 2>/dev/null' EXIT
 
 kv() { sed -n "s/.*\b$2=\([^ ]*\).*/\1/p" <<< "$1" | head -n1; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
