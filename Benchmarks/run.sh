@@ -67,8 +67,8 @@ measure_fleet() {
   local expected=$(( FLEET * (FLEET_TOOLS + 2) )) out connected
   config "$OUT/fleet.json" "$FLEET" "$OUT/echo_upstream" "$FLEET_TOOLS"
   launch "$OUT/fleet.json"
-  out=$("$OUT/wait_connected" -N "$FLEET" -S "$T0" -T 60 "$BASE/healthz") || {
-    echo "a gateway with $FLEET stdio upstreams did not connect them all in 60 s: $out (see $OUT/gateway.log)" >&2
+  out=$("$OUT/wait_connected" -N "$FLEET" -S "$T0" -P "$GW_PID" -T 60 "$BASE/healthz" 2>&1) || {
+    echo "a gateway with $FLEET stdio upstreams did not connect them all: $out (see $OUT/gateway.log)" >&2
     exit 1
   }
   R[fleet.ready]=$(kv "$out" ready_ms)
