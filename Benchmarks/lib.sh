@@ -65,8 +65,9 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 ms_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", (b - a) * 1000 }'; } # EPOCH_S -> ms until now
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 threads() { awk '/^Threads/ {print $2}' "/proc/$1/status"; }
-# thread_names PID -> "3 name, 2 other, …": the process's threads grouped by name (15-character comm), most first
-thread_names() { cat /proc/"$1"/task/*/comm | sort | uniq -c | sort -k1,1nr -k2 | awk '{ n = $1; $1 = ""; printf "%s%d%s", sep, n, $0; sep = ", " }'; }
+# thread_names PID -> "3 name, 2 other, …": the process's threads grouped by name (comm, at most 15 bytes), most
+# first; a thread that ends while they are read is left out
+thread_names() { { cat /proc/"$1"/task/*/comm 2>/dev/null || true; } | sort | uniq -c | sort -k1,1nr -k2 | awk '{ n = $1; $1 = ""; printf "%s%d%s", sep, n, $0; sep = ", " }'; }
 # cpu_ticks PID -> utime + stime of the whole process (every thread, ended ones included), in clock ticks
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 CLK_TCK=$(getconf CLK_TCK)

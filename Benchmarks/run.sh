@@ -135,7 +135,7 @@ fleet_row "gateway threads after ready → after listings" "${R[fleet.threads]} 
 fleet_row "gateway open files after ready" "${R[fleet.fds]}" ""
 fleet_row "tools listed (pages) per whole listing" "${R[fleet.list.tools]} (${R[fleet.list.pages]})" ""
 fleet_row "whole tools/list p50 / p99 ms" "${R[fleet.list.p50_ms]} / ${R[fleet.list.p99_ms]}" "<= $BUDGET_LIST_MS"
-echo "threads after ready, by name (the kernel keeps a name's first 15 bytes): ${R[fleet.thread_names]}"
+echo "threads after ready, by name (names cut to 15 bytes): ${R[fleet.thread_names]}"
 
 echo
 "$ROOT/Benchmarks/http_upstream.sh"
