@@ -37,12 +37,12 @@ measure_direct() { # LABEL CMD...
   R[$label.c64]=$(grep 'window=64 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
 }
 
-# list_all LABEL EXPECTED LISTINGS: LISTINGS whole tools/list (every page) at URL in session SID, after 3 warm-up
-# listings; LABEL.p50/p99 in µs, LABEL.tools and LABEL.pages of one listing. A listing that fails or does not
+# list_all LABEL EXPECTED LISTINGS: LISTINGS whole tools/list (every page) at URL in session SID, after a tenth as
+# many (at least 3) warm-up listings; LABEL.p50/p99 in µs, LABEL.tools and LABEL.pages of one listing. A listing that fails or does not
 # count EXPECTED tools measured nothing: the program stops.
 list_all() {
   local label=$1 expected=$2 listings=$3 out seq
-  out=$("$OUT/mcp_seq" -a -e "$expected" -n "$listings" -W 3 -T 300 -s "$SID" -m tools/list "$URL") || {
+  out=$("$OUT/mcp_seq" -a -e "$expected" -n "$listings" -W $(( listings > 30 ? listings / 10 : 3 )) -T 300 -s "$SID" -m tools/list "$URL") || {
     echo "tools/list at $URL: $(grep -E '^(RESULT|FIRST_BAD)' <<< "$out" | tr '\n' ' ')" >&2; exit 1
   }
   seq=$(grep '^RESULT' <<< "$out")
