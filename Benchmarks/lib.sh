@@ -1,4 +1,4 @@
-# Sourced by the benchmark programs (run.sh, http_upstream.sh): paths, the harness build, and the helpers that
+# Sourced by the benchmark programs (run.sh, http_upstream.sh): paths, the harness build, and the functions that
 # start a gateway, open a session and drive it with the team's clients. Everything stays on loopback.
 #
 # Uses the harness in Benchmarks/harness (C echo upstream, stdio driver, sequential HTTP client, readiness poller,
