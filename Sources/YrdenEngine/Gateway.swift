@@ -7,7 +7,7 @@ import YrdenTransport
 /// Many upstreams as one MCP server: the engine's front door.
 ///
 /// Readers (every request) take an immutable snapshot under a short lock, so routing a call never waits on
-/// another call. Writers are the upstream supervisors and the operator's changes: each change is applied to
+/// another call. Writers are the upstream connections and the operator's changes: each change is applied to
 /// one server's link, the aggregate is rebuilt, every session is told which lists changed, and subscribers
 /// of ``events`` see the server's new status.
 package final class Gateway: Sendable {
@@ -19,8 +19,8 @@ package final class Gateway: Sendable {
     /// The gateway's own entries (servers added, removed, reconfigured); each server has its own ring.
     package let log = LogRing(server: nil)
     let logger: Logger
-    let supervisors = SupervisorPool()
-    let oauth = OAuthSessions()
+    /// Every server's connection; started into ``run()``'s task group.
+    let connections = UpstreamConnections()
     private let state: Mutex<Snapshot>
     /// Serializes writers, so the aggregate is rebuilt while only writers wait: readers take ``state`` just
     /// long enough to copy or swap the snapshot, whatever size the upstreams' catalogs are.
@@ -59,36 +59,67 @@ package final class Gateway: Sendable {
 
     /// Keeps every enabled upstream connected until the task is cancelled, then stops them all and ends the
     /// sessions. Returns only when every child process has been shut down.
+    ///
+    /// Every connection runs in this one task group: the ones of the config now, and those the operator's
+    /// changes add later (handed over by ``connections``). Cancelling the run cancels them all, and each
+    /// closes what it opened before the group, and so the run, returns.
     package func run() async {
         FreedMemory.returnLargeBlocksPromptly()
-        for spec in snapshot.specs where !spec.disabled { startSupervisor(spec) }
-        while !Task.isCancelled {
-            // Wakes when the next session can expire, not on a fixed poll, so idle memory goes at its deadline.
-            let (ended, next) = sessions.expireIdle()
-            if ended > 0 { FreedMemory.release() }
-            try? await Task.sleep(until: next, tolerance: .milliseconds(500), clock: .continuous)
+        for spec in snapshot.specs where !spec.disabled { startConnection(spec) }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.expireIdleSessions() }
+            while let connection = await connections.next() {
+                group.addTask {
+                    await connection.run()
+                    self.connections.ended(connection)
+                }
+            }
+            connections.close()
         }
-        await supervisors.closeAndStopAll()
         sessions.endAll()
         events.finishAll()
     }
 
-    /// Starts keeping `spec`'s server connected (no-op once shutdown has begun).
-    func startSupervisor(_ spec: ServerSpec) {
+    /// Ends sessions at their idle deadline (waking then, not on a fixed poll), until cancelled.
+    private func expireIdleSessions() async {
+        while !Task.isCancelled {
+            let (ended, next) = sessions.expireIdle()
+            if ended > 0 { FreedMemory.release() }
+            try? await Task.sleep(until: next, tolerance: .milliseconds(500), clock: .continuous)
+        }
+    }
+
+    /// Makes a new connection own `spec`'s link and hands it to the run; it opens nothing before the
+    /// server's previous connection, if one is still stopping, has finished.
+    func startConnection(_ spec: ServerSpec) {
         var logger = self.logger
         logger[metadataKey: "yrden.upstream"] = "\(spec.id)"
-        let supervisor = UpstreamSupervisor(spec: spec, gateway: self, logger: logger)
-        supervisors.start(spec.id) { await supervisor.run() }
+        let owner = connections.newOwner()
+        let owned = update { snapshot -> Bool in
+            guard snapshot.links[spec.id]?.spec == spec else { return false }
+            snapshot.links[spec.id]?.owner = owner
+            return true
+        }
+        guard owned else { return }
+        let connection = UpstreamConnection(
+            spec: spec,
+            gateway: self,
+            logger: logger,
+            owner: owner,
+            previous: connections.stillStopping(spec.id)
+        )
+        connections.add(connection)
     }
 
     func logRing(_ server: String) -> LogRing? {
         state.withLock { $0.links[server]?.log }
     }
 
-    /// Applies one server's change, rebuilds the aggregate, and tells every session what changed.
-    func publish(_ server: String, _ change: (inout ServerLink) -> Void) {
+    /// Applies a change to server `server`'s link while connection `owner` owns it (a stopped connection's
+    /// late words are dropped), rebuilds the aggregate, and tells every session what changed.
+    func publish(_ server: String, owner: UInt64, _ change: (inout ServerLink) -> Void) {
         update { snapshot in
-            guard var link = snapshot.links[server] else { return }
+            guard var link = snapshot.links[server], link.owner == owner else { return }
             change(&link)
             snapshot.links[server] = link
         }

@@ -83,72 +83,60 @@ import YrdenConfig
         #expect(gateway.logRing("a")?.recent().map(\.message) == ["before"])
     }
 
-    /// A supervisor that ignores cancellation for a while, as one busy with a flooding upstream would.
-    /// Returns once it runs: a run cancelled before it began would end at once.
-    private func startStubbornSupervisor(_ gateway: Gateway, _ id: String, for duration: Duration) async {
-        let running = AsyncStream.makeStream(of: Void.self)
-        gateway.supervisors.start(id) {
-            running.continuation.finish()
-            await shielded { try? await Task.sleep(for: duration) }
-        }
-        for await _ in running.stream {}
+    /// A running gateway whose servers take `closeDelay` to close, as a busy child process slow to exit
+    /// would; returns once every one of them is connected.
+    private func slowToStop(_ ids: [String], closeDelay: Duration) async -> RunningGateway {
+        let channels = ScriptedChannels(ScriptedChannels.Script(closeDelay: closeDelay))
+        let running = RunningGateway(ids.map { stdioSpec($0) }, channels: channels)
+        await running.until { snapshot in ids.allSatisfy { snapshot.links[$0]?.state.isConnected == true } }
+        return running
     }
 
     @Test func aRemovalThatOutlastsTheStopLimitIsAppliedAndSaysSo() async throws {
-        let gateway = gateway(spec("a"), spec("b"))
-        await startStubbornSupervisor(gateway, "a", for: .seconds(30))
+        let running = await slowToStop(["a", "b"], closeDelay: .seconds(3))
+        let gateway = running.gateway
         let started = ContinuousClock.now
         let stoppedInTime = try await gateway.removeServer("a", stopLimit: .milliseconds(200))
         let waited = ContinuousClock.now - started
         #expect(!stoppedInTime)
-        #expect(waited < .seconds(10), "waited \(waited)")
+        #expect(waited < .seconds(2), "waited \(waited)")
         #expect(gateway.snapshot.order == ["b"])
         #expect(gateway.snapshot.links["a"] == nil)
+        running.task.cancel()
     }
 
     @Test func aServerAddedAgainStartsOnlyAfterItsOldRunHasStopped() async throws {
-        let gateway = gateway(spec("a"))
-        let order = Mutex<[String]>([])
-        let running = AsyncStream.makeStream(of: Void.self)
-        gateway.supervisors.start("a") {
-            running.continuation.finish()
-            await shielded { try? await Task.sleep(for: .milliseconds(500)) }
-            order.withLock { $0.append("old run ended") }
-        }
-        for await _ in running.stream {}
+        let running = await slowToStop(["a"], closeDelay: .milliseconds(500))
+        let gateway = running.gateway
         let stoppedInTime = try await gateway.removeServer("a", stopLimit: .milliseconds(50))
         #expect(!stoppedInTime)
-        let newRun = AsyncStream.makeStream(of: Void.self)
-        gateway.supervisors.start("a") {
-            order.withLock { $0.append("new run started") }
-            newRun.continuation.finish()
-        }
-        for await _ in newRun.stream {}
-        #expect(order.withLock { $0 } == ["old run ended", "new run started"])
+        try gateway.addServer(stdioSpec("a"))
+        #expect(await running.until { $0.links["a"]?.state.isConnected == true })
+        #expect(running.channels.journal.entries == ["open a", "closed a", "open a"])
+        await running.stop()
     }
 
     @Test func aDisconnectThatOutlastsTheStopLimitShowsDisconnectedOnceStopped() async throws {
-        let gateway = gateway(spec("a", disabled: false))
-        let events = gateway.events.subscribe()
-        await startStubbornSupervisor(gateway, "a", for: .milliseconds(300))
+        let running = await slowToStop(["a"], closeDelay: .milliseconds(300))
+        let gateway = running.gateway
         let stoppedInTime = try await gateway.disconnectServer("a", stopLimit: .milliseconds(50))
         #expect(!stoppedInTime)
-        for await event in events {
-            if case .serverState(let status) = event, status.state == .disconnected { break }
-        }
+        #expect(await running.until { $0.links["a"]?.state == .disconnected })
         #expect(gateway.snapshot.links["a"]?.state == .disconnected)
+        await running.stop()
     }
 
     @Test func reconcileStopsEveryLeavingServerWithinOneLimit() async throws {
-        let gateway = gateway(spec("a"), spec("b"), spec("c"))
-        for id in ["a", "b"] { await startStubbornSupervisor(gateway, id, for: .seconds(30)) }
+        let running = await slowToStop(["a", "b", "c"], closeDelay: .seconds(3))
+        let gateway = running.gateway
         let started = ContinuousClock.now
-        let changes = await gateway.reconcile(to: [spec("c")], stopLimit: .milliseconds(300))
+        let changes = await gateway.reconcile(to: [stdioSpec("c")], stopLimit: .milliseconds(300))
         let waited = ContinuousClock.now - started
         #expect(changes.removed == ["a", "b"])
         #expect(Set(changes.stillStopping) == ["a", "b"])
         // Both waits share the limit: well under twice it, on however loaded a machine.
-        #expect(waited < .seconds(5), "waited \(waited)")
+        #expect(waited < .seconds(2), "waited \(waited)")
         #expect(gateway.snapshot.order == ["c"])
+        running.task.cancel()
     }
 }

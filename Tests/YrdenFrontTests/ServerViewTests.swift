@@ -1,9 +1,10 @@
 import Testing
-import YrdenEngine
+import YrdenConfig
 import YrdenProtocol
-import YrdenTransport
 
+@testable import YrdenEngine
 @testable import YrdenFront
+@testable import YrdenTransport
 
 @Suite struct ServerViewTests {
     private let entry: JSONValue = ["command": "python3", "env": ["TOKEN": "********"]]
@@ -18,7 +19,7 @@ import YrdenTransport
         #expect(
             keys == [
                 "id", "transport", "enabled", "state", "auth", "lastError", "reconnect", "connectedSince", "counts",
-                "protocolVersion", "serverInfo", "config",
+                "protocolVersion", "serverInfo", "era", "config",
             ]
         )
         #expect(object["state"] == "idle")
@@ -27,6 +28,7 @@ import YrdenTransport
         #expect(object["counts"] == ["tools": 0, "prompts": 0, "resources": 0])
         #expect(object["protocolVersion"] == .null)
         #expect(object["serverInfo"] == .null)
+        #expect(object["era"] == .null)
     }
 
     @Test func aConnectedServerSaysSinceWhen() throws {
@@ -80,6 +82,30 @@ import YrdenTransport
         #expect(server.json["enabled"] == false)
         server.serverInfo = "odd"
         #expect(server.json["serverInfo"] == .null)
+    }
+
+    @Test func theStatusGivesTheLastHandshakeEraAndTheFailureWithItsTime() throws {
+        let refused = UpstreamError(.network, "connection refused")
+        let status = ServerStatus(
+            spec: ServerSpec(id: "a", transport: .stdio(command: "x", args: [], env: [:], cwd: nil)),
+            state: .connecting(attempt: 2),
+            counts: CatalogCounts(),
+            lastHandshake: UpstreamHandshake(
+                protocolVersion: "2025-11-25",
+                capabilities: [:],
+                serverInfo: ["name": "a", "version": "1"],
+                instructions: nil
+            ),
+            lastFailure: UpstreamFailure(refused, at: 1_780_000_000.5),
+            transportName: "stdio"
+        )
+        let json = ServerView(status: status, entry: entry).json
+        #expect(json["protocolVersion"] == "2025-11-25")
+        #expect(json["serverInfo"] == ["name": "a", "version": "1"])
+        #expect(json["era"] == "handshake")
+        #expect(json["lastError"]?["kind"] == "network", "kept while the next attempt runs")
+        let at = try #require(json["lastError"]?["at"]?.stringValue)
+        #expect(RFC3339.epochMicroseconds(parsing: at) == 1_780_000_000_500_000)
     }
 
     @Test func eventsAreFramedAsOneEventLineAndOneDataLine() {

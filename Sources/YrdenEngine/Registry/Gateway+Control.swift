@@ -1,4 +1,5 @@
 import YrdenConfig
+import YrdenTransport
 
 /// Why an operator's change to the set of servers was refused.
 package enum ControlError: Error, Sendable, Hashable {
@@ -34,11 +35,12 @@ extension Gateway {
         }
         guard added else { throw .duplicateServer(spec.id) }
         log.append("server \(spec.id) added", event: "config", metadata: ["server": spec.id])
-        if !spec.disabled { startSupervisor(spec) }
+        if !spec.disabled { startConnection(spec) }
     }
 
     /// Replaces a server's spec. The server is restarted only when the spec differs; `restarted` says whether
-    /// it was, `stoppedInTime` whether its old run ended within `limit` (if not, the new one starts after it).
+    /// it was, `stoppedInTime` whether its old connection ended within `limit` (if not, the new one opens
+    /// nothing before it has).
     @discardableResult
     package func replaceServer(
         _ spec: ServerSpec,
@@ -46,13 +48,13 @@ extension Gateway {
     ) async throws(ControlError) -> (restarted: Bool, stoppedInTime: Bool) {
         guard let old = snapshot.links[spec.id]?.spec else { throw .unknownServer(spec.id) }
         guard old != spec else { return (false, true) }
-        let late = await supervisors.stop([spec.id], until: .now + limit)
+        let late = await stopConnections([spec.id], within: limit)
         update { snapshot in
-            guard snapshot.links[spec.id] != nil else { return }
-            snapshot.links[spec.id] = ServerLink(spec: spec, log: snapshot.links[spec.id]?.log)
+            guard let previous = snapshot.links[spec.id] else { return }
+            snapshot.links[spec.id] = ServerLink(spec: spec, previous: previous)
         }
         log.append("server \(spec.id) reconfigured", event: "config", metadata: ["server": spec.id])
-        if !spec.disabled { startSupervisor(spec) }
+        if !spec.disabled { startConnection(spec) }
         return (true, late.isEmpty)
     }
 
@@ -61,29 +63,29 @@ extension Gateway {
     @discardableResult
     package func removeServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
         guard snapshot.links[id] != nil else { throw .unknownServer(id) }
-        let late = await supervisors.stop([id], until: .now + limit)
+        let late = await stopConnections([id], within: limit)
         update { snapshot in
             snapshot.links.removeValue(forKey: id)
             snapshot.order.removeAll { $0 == id }
         }
-        oauth.remove(id)
+        forgetSignIn(id)
         log.append("server \(id) removed", event: "config", metadata: ["server": id])
         return late.isEmpty
     }
 
-    /// Starts connecting a server that is disconnected or gave up; a connected one is left as it is.
+    /// Starts connecting a server that is disconnected or gave up; one connected, connecting or waiting for
+    /// its next retry is left as it is.
     package func connectServer(_ id: String) throws(ControlError) {
         guard let spec = snapshot.links[id]?.spec else { throw .unknownServer(id) }
         guard !spec.disabled else {
             throw .conflict("server \(id) is disabled; enable it (\"disabled\": false) before connecting it")
         }
-        guard !supervisors.isRunning(id) else { return }
-        publish(id) { $0.state = .idle }
-        startSupervisor(spec)
+        guard let connection = connections.connection(id) else { return startConnection(spec) }
+        guard connection.inbox.send(.connect) else { throw Self.busy(id) }
     }
 
-    /// Stops a server until it is connected again; its tools leave the aggregate. `true` when it stopped within
-    /// `limit`; otherwise it shows as disconnected once it has stopped in the background.
+    /// Closes a server's connection until it is connected again; its tools leave the aggregate. `true` when it
+    /// closed within `limit`; otherwise it shows as disconnected once it has closed in the background.
     @discardableResult
     package func disconnectServer(
         _ id: String,
@@ -91,23 +93,53 @@ extension Gateway {
     ) async throws(ControlError)
         -> Bool
     {
-        guard snapshot.links[id] != nil else { throw .unknownServer(id) }
-        let late = await supervisors.stop([id], until: .now + limit)
-        let settle: @Sendable () -> Void = { [self] in
-            guard !supervisors.isRunning(id) else { return }
-            publish(id) { $0.state = $0.spec.disabled ? .disabled : .disconnected }
-        }
-        if late.isEmpty { settle() } else { supervisors.whenStopped(id, settle) }
-        return late.isEmpty
+        try await command(.disconnect, to: id, within: limit)
     }
 
-    /// Stops and starts a server: a fresh process or connection, a fresh handshake and catalog. `true` when the
-    /// old run stopped within `limit`; otherwise the new one starts once it has.
+    /// A fresh process or connection, a fresh handshake and catalog. `true` when the old connection closed
+    /// within `limit`; otherwise the new attempt starts once it has.
     @discardableResult
     package func restartServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
-        let stoppedInTime = try await disconnectServer(id, stopLimit: limit)
-        try connectServer(id)
-        return stoppedInTime
+        guard let spec = snapshot.links[id]?.spec else { throw .unknownServer(id) }
+        guard !spec.disabled else {
+            throw .conflict("server \(id) is disabled; enable it (\"disabled\": false) before connecting it")
+        }
+        guard connections.connection(id) != nil else {
+            startConnection(spec)
+            return true
+        }
+        return try await command(.restart, to: id, within: limit)
+    }
+
+    /// Sends `event` to server `id`'s connection and waits, at most `limit`, until it has been carried out.
+    /// A server without a connection (disabled) has nothing to close.
+    private func command(
+        _ event: UpstreamLifecycle.Event,
+        to id: String,
+        within limit: Duration
+    ) async throws(ControlError) -> Bool {
+        guard snapshot.links[id] != nil else { throw .unknownServer(id) }
+        guard let connection = connections.connection(id) else { return true }
+        let done = Completion()
+        guard connection.inbox.send(event, done: done) else {
+            if connection.finished.isDone { return true }
+            throw Self.busy(id)
+        }
+        return await done.wait(until: connector.time.now + limit, time: connector.time)
+    }
+
+    private static func busy(_ id: String) -> ControlError {
+        .conflict("server \(id) has \(ConnectionInbox.maxCommands) commands waiting; try again once they are done")
+    }
+
+    /// Tells the connections of `ids` to stop and waits for them, all within one `limit`; returns the late ones.
+    private func stopConnections(_ ids: [String], within limit: Duration) async -> [String] {
+        await connections.stop(ids, until: connector.time.now + limit, time: connector.time)
+    }
+
+    /// A removed server's pending sign-in is cancelled (its stored tokens stay on disk).
+    private func forgetSignIn(_ id: String) {
+        connector.credentials?.forget(id)
     }
 
     /// Makes the running set of servers match `servers`: new ones are added, missing ones removed, changed
@@ -129,16 +161,16 @@ extension Gateway {
         }
         changes.restarted = restarting.map(\.id)
         changes.added = added.map(\.id)
-        changes.stillStopping = await supervisors.stop(changes.removed + changes.restarted, until: .now + limit)
+        changes.stillStopping = await stopConnections(changes.removed + changes.restarted, within: limit)
         update { snapshot in
             for id in changes.removed { snapshot.links.removeValue(forKey: id) }
             for spec in restarting + added {
-                snapshot.links[spec.id] = ServerLink(spec: spec, log: snapshot.links[spec.id]?.log)
+                snapshot.links[spec.id] = ServerLink(spec: spec, previous: snapshot.links[spec.id])
             }
             snapshot.order = servers.map(\.id)
         }
         for id in changes.removed {
-            oauth.remove(id)
+            forgetSignIn(id)
             log.append("server \(id) removed", event: "config", metadata: ["server": id])
         }
         for spec in restarting {
@@ -147,7 +179,7 @@ extension Gateway {
         for spec in added {
             log.append("server \(spec.id) added", event: "config", metadata: ["server": spec.id])
         }
-        for spec in restarting + added where !spec.disabled { startSupervisor(spec) }
+        for spec in restarting + added where !spec.disabled { startConnection(spec) }
         return changes
     }
 }

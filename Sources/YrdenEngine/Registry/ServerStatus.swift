@@ -1,21 +1,36 @@
 import YrdenConfig
-import YrdenOAuth
 import YrdenTransport
 
-/// One server as operators see it at one moment: its spec, its state, and what it offers through the gateway.
+/// One server as operators see it at one moment: its spec, its state, what it offers through the gateway,
+/// and what its last connection and its last failure were.
 package struct ServerStatus: Sendable, Hashable {
     package var spec: ServerSpec
     package var state: ConnectionState
     /// What the server offers on the aggregated endpoint (after its tool filter and name conflicts); zero while
     /// it is not connected.
     package var counts: CatalogCounts
+    /// The current connection's handshake; `nil` while not connected.
     package var handshake: UpstreamHandshake?
+    /// The handshake of the last successful connection, kept across disconnects.
+    package var lastHandshake: UpstreamHandshake?
+    /// The error that ended the last connection or attempt, and when; kept while the next attempt runs.
+    package var lastFailure: UpstreamFailure?
     /// Where an OAuth server's sign-in stands; `nil` for other servers.
-    package var auth: OAuthProgress?
+    package var auth: SignInStatus?
     /// The transport in use (``ServerLink/transportName``).
     package var transportName: String
 
     package var id: String { spec.id }
+
+    /// How the last connection was set up: `handshake` (an `initialize` exchange) for every protocol revision
+    /// up to 2025-11-25; `nil` before any connection, or for a revision this gateway does not know.
+    package var era: String? {
+        guard let version = lastHandshake?.protocolVersion else { return nil }
+        return version <= Self.lastHandshakeRevision ? "handshake" : nil
+    }
+
+    /// The last protocol revision whose sessions begin with an `initialize` handshake.
+    static let lastHandshakeRevision = "2025-11-25"
 }
 
 /// How many tools, prompts and resources one server contributes.
@@ -42,6 +57,8 @@ extension Gateway.Snapshot {
             state: link.state,
             counts: counts,
             handshake: link.handshake,
+            lastHandshake: link.lastHandshake,
+            lastFailure: link.lastFailure,
             auth: link.auth,
             transportName: link.transportName
         )

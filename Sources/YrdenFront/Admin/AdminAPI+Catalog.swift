@@ -7,7 +7,7 @@ extension AdminAPI {
     /// The server's lists as it sent them, bare names and all; while it is down, those of its last connection.
     func listServerCatalog(_ id: String, kinds: [ServerCatalog.Kind]) throws(AdminProblem) -> HTTPResponse {
         _ = try status(of: id)
-        let catalog = gateway.snapshot.links[id]?.catalog ?? memory.remembered(id)?.catalog ?? ServerCatalog()
+        let catalog = gateway.snapshot.links[id]?.catalog ?? ServerCatalog()
         var body = JSONObject()
         for kind in kinds {
             body[kind.resultKey] = .array(catalog[kind].map(JSONValue.object))

@@ -53,8 +53,7 @@ extension AdminAPI {
         case .serverAdded(let status), .serverState(let status):
             guard let entry = await store.redactedEntry(status.id) ?? entries[status.id] else { return nil }
             entries[status.id] = entry
-            memory.note(status.id, status.state)
-            let view = ServerView(status: status, entry: entry, memory: memory)
+            let view = ServerView(status: status, entry: entry)
             return AdminEventFrame.serverEvent(event, view: view)
         case .serverRemoved(let id):
             entries[id] = nil

@@ -91,10 +91,8 @@ extension AdminAPI {
         do {
             try await store.removeServer(id: id, expecting: AdminPrecondition.expected(by: request))
         } catch {
-            if case .stillStopping = error { memory.forget(id) }
             throw AdminProblem(error, title: Self.entryTitle, subject: "server entry")
         }
-        memory.forget(id)
         logger.info("admin API: server removed", metadata: ["server": "\(id)"])
         return HTTPResponse(status: 204)
     }
@@ -130,6 +128,6 @@ extension AdminAPI {
 
     func view(of status: ServerStatus) async -> ServerView {
         let entry = await store.redactedEntry(status.id) ?? .object(JSONObject())
-        return ServerView(status: status, entry: entry, memory: memory)
+        return ServerView(status: status, entry: entry)
     }
 }

@@ -14,7 +14,6 @@ package struct AdminAPI: Sendable {
     let gateway: Gateway
     let store: ConfigStore
     let access: AdminAccess
-    let memory: UpstreamMemory
     let logger: Logger
 
     init(gateway: Gateway, store: ConfigStore, adminToken: String?, logger: Logger) {
@@ -26,12 +25,6 @@ package struct AdminAPI: Sendable {
             publicURL: gateway.settings.publicURL
         )
         self.logger = logger
-        let memory = UpstreamMemory()
-        self.memory = memory
-        // Subscribed here, not in the task, so no event published after this init is missed. The stream ends
-        // when the gateway stops, and the task with it.
-        let events = gateway.events.subscribe()
-        Task { await memory.follow(events, of: gateway) }
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -44,7 +37,6 @@ package struct AdminAPI: Sendable {
         case .methodNotAllowed(let allowed):
             return AdminProblem.methodNotAllowed(request.method, allowed: allowed).response
         case .operation(let operation):
-            memory.observe(gateway.snapshot)
             do {
                 return try await perform(operation, request)
             } catch {

@@ -1,11 +1,10 @@
 import YrdenConfig
 import YrdenEngine
-import YrdenOAuth
 import YrdenProtocol
 import YrdenTransport
 
-/// One server as the `Server` schema shows it: the engine's status, the entry as written (secrets already
-/// redacted by the config store), and what the server said on its last connection.
+/// One server as the `Server` schema shows it: the engine's status (with what the server said on its last
+/// connection and its last failure) and the entry as written (secrets already redacted by the config store).
 ///
 /// Nothing here reads a `ServerSpec`'s environment or headers: the entry comes from the store's redacted
 /// document, so a secret cannot leak through this view.
@@ -19,15 +18,18 @@ struct ServerView: Sendable {
     var resources = 0
     var protocolVersion: String?
     var serverInfo: JSONValue?
+    /// `handshake` for every revision up to 2025-11-25; `nil` before the first connection.
+    var era: String?
     /// The error that ended the last connection or attempt; kept while the next attempt runs.
     var lastError: UpstreamError?
+    /// When ``lastError`` happened, in seconds since the epoch, when known.
+    var lastErrorAt: Double?
     /// The `mcpServers` entry, redacted.
     var entry: JSONValue
     /// An OAuth server's sign-in progress.
-    var auth: OAuthProgress?
+    var auth: SignInStatus?
 
-    init(status: ServerStatus, entry: JSONValue, memory: UpstreamMemory) {
-        let remembered = memory.remembered(status.id)
+    init(status: ServerStatus, entry: JSONValue) {
         id = status.id
         transport = status.transportName
         enabled = !status.spec.disabled
@@ -35,9 +37,11 @@ struct ServerView: Sendable {
         tools = status.counts.tools
         prompts = status.counts.prompts
         resources = status.counts.resources
-        protocolVersion = status.handshake?.protocolVersion ?? remembered?.protocolVersion
-        serverInfo = status.handshake?.serverInfo ?? remembered?.serverInfo
-        lastError = memory.lastError(status.id, now: status.state)
+        protocolVersion = status.lastHandshake?.protocolVersion
+        serverInfo = status.lastHandshake?.serverInfo
+        era = status.era
+        lastError = status.state.lastError ?? status.lastFailure?.error
+        lastErrorAt = status.lastFailure?.at
         self.entry = entry
         auth = status.auth
     }
@@ -64,22 +68,34 @@ struct ServerView: Sendable {
             "transport": .string(transport),
             "enabled": .bool(enabled),
             "state": .string(state.name),
-            "auth": auth.map(AdminAPI.authProgress) ?? .null,
-            "lastError": lastError.map(Self.errorInfo) ?? .null,
+            "auth": auth.map(Self.authProgress) ?? .null,
+            "lastError": lastError.map { Self.errorInfo($0, at: lastErrorAt) } ?? .null,
             "reconnect": Self.reconnect(state),
             "connectedSince": Self.connectedSince(state),
             "counts": counts,
             "protocolVersion": protocolVersion.map(JSONValue.string) ?? .null,
             "serverInfo": serverInfo.flatMap { $0.objectValue.map(JSONValue.object) } ?? .null,
+            "era": era.map(JSONValue.string) ?? .null,
             "config": entry,
         ]
     }
 
-    /// `UpstreamErrorInfo`: the kind, the message (upstream errors never carry header values) and the HTTP status.
-    static func errorInfo(_ error: UpstreamError) -> JSONValue {
+    /// `UpstreamErrorInfo`: the kind, the message (upstream errors never carry header values), the HTTP status
+    /// and, when known, the time it happened.
+    static func errorInfo(_ error: UpstreamError, at: Double? = nil) -> JSONValue {
         var info: JSONObject = ["kind": .string(error.kind.rawValue), "message": .string(error.message)]
         if let status = error.httpStatus, (100...599).contains(status) { info["httpStatus"] = .int(status) }
+        if let at { info["at"] = .string(RFC3339.string(epochSeconds: at)) }
         return .object(info)
+    }
+
+    /// `AuthProgress`: the status, the URL to open while waiting for the user, the reason of a failure.
+    static func authProgress(_ sign: SignInStatus) -> JSONValue {
+        var object: JSONObject = ["status": .string(sign.status)]
+        if let url = sign.authorizationURL { object["authorizationURL"] = .string(url) }
+        if let expiresAt = sign.expiresAt { object["expiresAt"] = .string(RFC3339.string(epochSeconds: expiresAt)) }
+        if let reason = sign.reason { object["reason"] = .string(reason) }
+        return .object(object)
     }
 
     /// `ReconnectStatus`. The engine counts connection attempts (the first one is attempt 1); the API counts

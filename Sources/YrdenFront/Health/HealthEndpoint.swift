@@ -35,9 +35,10 @@ package struct HealthEndpoint: Sendable {
                 entry["prompts"] = .int(counts.prompts)
                 entry["resources"] = .int(counts.resources)
             }
-            if let error = link.state.lastError {
+            if let error = link.state.lastError ?? link.lastFailure?.error {
                 var lastError: JSONObject = ["kind": .string(error.kind.rawValue), "message": .string(error.message)]
                 if let status = error.httpStatus { lastError["httpStatus"] = .int(status) }
+                if let at = link.lastFailure?.at { lastError["at"] = .string(RFC3339.string(epochSeconds: at)) }
                 entry["lastError"] = .object(lastError)
             }
             servers[spec.id] = .object(entry)

@@ -2,29 +2,25 @@ import Logging
 import YrdenConfig
 import YrdenTransport
 
-extension UpstreamSupervisor {
+extension UpstreamConnection {
     /// Opens the transport the spec names and completes the MCP handshake over it. A client that fails the
     /// handshake is closed before the error is returned.
     ///
     /// A bare `url` (`fallbackToSSE`) is tried as Streamable HTTP first; a server that refuses that POST with
     /// 400, 404 or 405 is tried again over legacy HTTP+SSE on the same URL, as the spec's backwards
     /// compatibility section describes. Never on 401/403: a token to fix is not an old server.
-    func connect(attempt: Int) async throws(UpstreamError) -> (UpstreamClient, UpstreamHandshake) {
-        var authorizer: (any UpstreamAuthorizer)?
-        if let session = try gateway.oauth.session(for: spec, gateway: gateway),
-            let (url, _) = OAuthSessions.oauth(of: spec)
-        {
-            try await awaitSignIn(session)
-            gateway.publish(spec.id) { $0.state = .connecting(attempt: attempt) }
-            authorizer = OAuthAuthorizer(session: session, url: url)
-        }
+    func connect(
+        authorizer: (any UpstreamAuthorizer)?
+    ) async throws(UpstreamError) -> (
+        UpstreamClient, UpstreamHandshake
+    ) {
         guard case .http(let url, let headers, let auth, fallbackToSSE: true) = spec.transport else {
             return try await handshake(try openClient(authorizer: authorizer))
         }
         do {
             let connected = try await handshake(try openClient(authorizer: authorizer))
             if gateway.snapshot.links[spec.id]?.fellBackToSSE == true {
-                gateway.publish(spec.id) { $0.fellBackToSSE = false }
+                publishLink { $0.fellBackToSSE = false }
             }
             return connected
         } catch  where Self.fallbackStatuses.contains(error.httpStatus ?? 0) {
@@ -33,7 +29,7 @@ extension UpstreamSupervisor {
             do {
                 let connected = try await handshake(try openLegacySSE(url: url, headers: headers, auth: auth))
                 noteTransport("the server speaks the legacy HTTP+SSE transport; connected over it")
-                gateway.publish(spec.id) { $0.fellBackToSSE = true }
+                publishLink { $0.fellBackToSSE = true }
                 return connected
             } catch {
                 throw UpstreamError(
@@ -45,24 +41,13 @@ extension UpstreamSupervisor {
         }
     }
 
-    private static let handshakeGrace: Duration = .seconds(1)
-
     /// The answers to a Streamable HTTP `initialize` that mean "try the legacy transport" (spec 2025-11-25).
     private static let fallbackStatuses: Set<Int> = [400, 404, 405]
 
-    /// Runs the MCP handshake on `client`, closing it when that fails. Overdue requests are expired meanwhile,
-    /// so a server that accepts `initialize` and never answers fails soon after the connect timeout; the
-    /// grace lets a channel's own reason at that same deadline win over a bare timeout (a legacy stream
-    /// that never named its message endpoint says so).
+    /// Runs the MCP handshake on `client`, closing it when that fails. The client's own deadline timer fails
+    /// an `initialize` that is never answered.
     private func handshake(_ client: UpstreamClient) async throws(UpstreamError) -> (UpstreamClient, UpstreamHandshake)
     {
-        let sweeper = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.sweepInterval)
-                client.expireOverdueRequests(now: .now - Self.handshakeGrace)
-            }
-        }
-        defer { sweeper.cancel() }
         do {
             let handshake = try await client.initialize(
                 clientInfo: Gateway.clientInfo,
@@ -120,13 +105,19 @@ extension UpstreamSupervisor {
         return try open(.legacySSE(endpoint), log: "sse")
     }
 
-    /// Opens `route` through the gateway's channel factory, the channel's diagnostics going to `log`'s stream.
+    /// Opens `route` through the gateway's channel factory, the channel's diagnostics going to `log`'s stream;
+    /// the client times its deadlines on the gateway's time source and counts the notifications it sheds.
     private func open(_ route: ChannelRoute, log stream: String) throws(UpstreamError) -> UpstreamClient {
         let channels = gateway.connector.channels
         let spec = self.spec
+        let server = spec.id
         return try UpstreamClient(
             open: { handler throws(UpstreamError) in try channels.open(route, for: spec, handler: handler) },
-            log: channelLog(stream: stream)
+            log: channelLog(stream: stream),
+            time: gateway.connector.time,
+            onShed: { coalesced, dropped in
+                GatewayMetrics.recordShedNotifications(server: server, coalesced: coalesced, dropped: dropped)
+            }
         )
     }
 

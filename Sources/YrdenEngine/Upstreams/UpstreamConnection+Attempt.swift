@@ -1,0 +1,150 @@
+import Logging
+import YrdenConfig
+import YrdenProtocol
+import YrdenTransport
+
+extension UpstreamConnection {
+    static let pingInterval: Duration = .seconds(30)
+    static let pingTimeout: Duration = .seconds(10)
+    static let missedPingsBeforeReconnect = 3
+    /// A flood of list changes costs a few reloads a second, not a busy loop.
+    static let minimumRefreshInterval: Duration = .milliseconds(200)
+
+    /// One attempt's life: its end is reported as a failure, unless the attempt was closed (cancelled), in
+    /// which case nobody is listening for it. Whatever it opened is closed before it returns.
+    func connectAndServe(attempt: Int) async {
+        let error = await session()
+        guard !Task.isCancelled else { return }
+        inbox.report(.failed(ServerSecrets(spec).scrub(error), at: time.now))
+    }
+
+    /// Signs in, connects, lists, reports the connection, and serves it until it ends; returns why it did.
+    private func session() async -> UpstreamError {
+        if let failure = spec.configFailure {
+            // Starting it would only fail later and less clearly (a request without its token).
+            return UpstreamError(.config, failure)
+        }
+        let signIn: (any UpstreamSignIn)?
+        let client: UpstreamClient
+        let handshake: UpstreamHandshake
+        do throws(UpstreamError) {
+            signIn = try await self.signIn()
+            (client, handshake) = try await connect(authorizer: signIn?.authorizer)
+        } catch {
+            return error
+        }
+        let ended = await serve(client, handshake: handshake, signIn: signIn)
+        await shielded { await client.close() }
+        return ended
+    }
+
+    /// Lists everything, reports the connection, then follows the upstream, pings it and watches its sign-in
+    /// until one of them ends it (or the attempt is closed).
+    private func serve(
+        _ client: UpstreamClient,
+        handshake: UpstreamHandshake,
+        signIn: (any UpstreamSignIn)?
+    ) async -> UpstreamError {
+        let loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
+        let catalog: ServerCatalog
+        do throws(UpstreamError) {
+            catalog = try await loader.loadAll()
+        } catch {
+            return error
+        }
+        inbox.report(.connected(LiveUpstream(client: client, handshake: handshake, catalog: catalog), at: time.now))
+        note(
+            .info,
+            "upstream connected",
+            metadata: [
+                "protocolVersion": "\(handshake.protocolVersion)", "tools": "\(catalog.tools.count)",
+                "prompts": "\(catalog.prompts.count)", "resources": "\(catalog.resources.count)",
+            ]
+        )
+        return await withTaskGroup(of: UpstreamError?.self) { group in
+            group.addTask { await self.follow(client, loader: loader, catalog: catalog) }
+            group.addTask { await self.keepPinging(client) }
+            if let signIn {
+                group.addTask {
+                    await signIn.invalidated()
+                    guard !Task.isCancelled else { return nil }
+                    self.logger.warning("the server's OAuth tokens are no longer valid; signing in again")
+                    return UpstreamError(.auth, "the server's OAuth tokens are no longer valid; signing in again")
+                }
+            }
+            let reason = await group.next() ?? nil
+            group.cancelAll()
+            return reason ?? UpstreamError(.notConnected, "the server was stopped")
+        }
+    }
+
+    /// Reacts to what the upstream says until its connection closes (returns why) or the attempt is closed.
+    ///
+    /// Each list change reloads the lists it names here, outside the gateway's lock (where the items'
+    /// digests are computed), and publishes the whole catalog; refreshes are ``minimumRefreshInterval`` apart.
+    private func follow(_ client: UpstreamClient, loader: CatalogLoader, catalog: ServerCatalog) async -> UpstreamError?
+    {
+        var catalog = catalog
+        var lastRefresh: ContinuousClock.Instant?
+        for await event in client.events {
+            switch event {
+            case .closed(let error):
+                return error
+            case .notification(let notification):
+                guard let kinds = Self.kindsChanged(by: notification.method) else { continue }
+                if let lastRefresh {
+                    try? await time.sleep(until: lastRefresh + Self.minimumRefreshInterval)
+                }
+                if Task.isCancelled { return nil }
+                lastRefresh = time.now
+                var refreshed = catalog
+                do throws(UpstreamError) {
+                    for kind in kinds { refreshed[kind] = try await loader.load(kind) }
+                } catch {
+                    if Task.isCancelled { return nil }
+                    let reason = ServerSecrets(spec).scrub(error.message)
+                    logger.warning("could not refresh the upstream's lists", metadata: ["reason": "\(reason)"])
+                    continue
+                }
+                catalog = refreshed
+                if Task.isCancelled { return nil }
+                publishLink { $0.catalog = refreshed }
+            }
+        }
+        return nil
+    }
+
+    private static func kindsChanged(by method: String) -> [ServerCatalog.Kind]? {
+        switch method {
+        case MCPMethod.toolsListChanged: [.tools]
+        case MCPMethod.promptsListChanged: [.prompts]
+        case MCPMethod.resourcesListChanged: [.resources, .resourceTemplates]
+        default: nil
+        }
+    }
+
+    /// Pings every ``pingInterval``, sleeping until the next ping is due; returns after
+    /// ``missedPingsBeforeReconnect`` missed in a row (the connection is then replaced), or `nil` once the
+    /// attempt is closed.
+    private func keepPinging(_ client: UpstreamClient) async -> UpstreamError? {
+        var missed = 0
+        while true {
+            do { try await time.sleep(until: time.now + Self.pingInterval) } catch { return nil }
+            do {
+                _ = try await client.request(
+                    MCPMethod.ping,
+                    params: nil,
+                    options: RequestOptions(timeout: Self.pingTimeout)
+                )
+                missed = 0
+            } catch {
+                if Task.isCancelled { return nil }
+                missed += 1
+                logger.warning("upstream missed a ping", metadata: ["missed": "\(missed)"])
+                if missed >= Self.missedPingsBeforeReconnect {
+                    return UpstreamError(.timeout, "the server missed \(missed) pings in a row")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Logging
+import Synchronization
+import YrdenConfig
+import YrdenTransport
+
+extension UpstreamConnection {
+    /// The server's sign-in, ready to use: `nil` for a server that does not sign in. While a user must sign
+    /// in, the attempt reports it (the server shows `authenticating`) and waits, on the sign-in's own events.
+    func signIn() async throws(UpstreamError) -> (any UpstreamSignIn)? {
+        guard spec.signsIn else { return nil }
+        guard let credentials = gateway.connector.credentials else {
+            throw UpstreamError(.auth, "this gateway was started without OAuth support, which server \(spec.id) needs")
+        }
+        let connection = self
+        guard
+            let signIn = try credentials.signIn(for: spec, report: { status in connection.reportSignIn(status) })
+        else { return nil }
+        let inbox = self.inbox
+        let waited = WaitedFlag()
+        try await signIn.ready(waiting: {
+            waited.set()
+            inbox.report(.signInNeeded)
+        })
+        if waited.isSet { inbox.report(.signedIn) }
+        return signIn
+    }
+
+    /// Publishes where the sign-in stands, and keeps a line for it in the server's ring.
+    private func reportSignIn(_ status: SignInStatus) {
+        publishLink { $0.auth = status }
+        gateway.logRing(spec.id)?.append(status.logLine, level: .notice, event: "auth")
+    }
+}
+
+extension SignInStatus {
+    /// A log line for a change; the authorization URL is shown (it carries no secret), tokens never.
+    var logLine: String {
+        switch status {
+        case "waitingForUser": "sign-in needed: open \(authorizationURL ?? "the authorization URL")"
+        case "failed": "sign-in failed: \(reason ?? "no reason given")"
+        case "needsReauth": "sign-in needed: \(reason ?? "the tokens are no longer valid")"
+        default: "sign-in: \(status)"
+        }
+    }
+}
+
+extension ServerSpec {
+    /// Whether the server signs in with OAuth before it is reached.
+    var signsIn: Bool {
+        switch transport {
+        case .http(_, _, .oauth, _), .sse(_, _, .oauth): true
+        default: false
+        }
+    }
+}
+
+/// Whether the sign-in made the attempt wait, set from the `waiting` callback.
+private final class WaitedFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set() { flag.store(true, ordering: .relaxed) }
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+}
