@@ -96,7 +96,7 @@ let package = Package(
             name: "YrdenFront",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenControl", "YrdenHTTPServer",
-                "YrdenLineIO", log, "YrdenOAuth", prometheus,
+                "YrdenLineIO", log, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -146,7 +146,10 @@ let package = Package(
         ),
         .testTarget(
             name: "YrdenControlTests",
-            dependencies: ["YrdenControl", "YrdenEngine", "YrdenTesting", "YrdenConfig", "YrdenProtocol", log],
+            dependencies: [
+                "YrdenControl", "YrdenEngine", "YrdenTesting", "YrdenConfig", "YrdenProtocol", "YrdenOAuth",
+                "YrdenStorage", "YrdenTransport", log,
+            ],
             swiftSettings: strict
         ),
     ]

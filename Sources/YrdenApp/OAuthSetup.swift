@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Logging
 import YrdenConfig
-import YrdenEngine
+import YrdenControl
 import YrdenOAuth
 import YrdenStorage
 
@@ -16,7 +16,8 @@ struct OAuthSetup {
     let loaded: LoadedConfig
     let logger: Logger
 
-    func environment(httpClient: HTTPClient) throws -> OAuthEnvironment {
+    /// The sign-ins of every OAuth server, sharing the upstream HTTP client and one callback router.
+    func credentials(httpClient: HTTPClient) throws -> OAuthCredentials {
         let key = try loaded.environment["YRDEN_SECRET_KEY"].flatMap { $0.isEmpty ? nil : try SecretBox(keyText: $0) }
         let secrets: any SecretStore
         if let directory = dataDirectory {
@@ -27,11 +28,12 @@ struct OAuthSetup {
             )
             secrets = InMemorySecretStore()
         }
-        return OAuthEnvironment(
+        return OAuthCredentials(
             router: OAuthCallbackRouter(),
             secrets: secrets,
             redirectURI: redirectURI,
-            http: .live(client: httpClient)
+            http: .live(client: httpClient),
+            logger: logger
         )
     }
 

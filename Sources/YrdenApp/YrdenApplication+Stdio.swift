@@ -8,7 +8,7 @@ extension YrdenApplication {
     /// Serves the aggregate over stdin/stdout until stdin closes (the host went away) or a signal arrives,
     /// then shuts every upstream down as `run()` does.
     package func runStdio() async throws {
-        try await withUpstreamConnector { connector in try await runStdio(connector: connector) }
+        try await withUpstreamConnector { connector, _ in try await runStdio(connector: connector) }
     }
 
     private func runStdio(connector: UpstreamConnector) async throws {

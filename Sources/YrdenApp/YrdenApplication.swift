@@ -33,18 +33,24 @@ package struct YrdenApplication: Sendable {
     /// Binds the listener (so a port clash fails fast, before anything is started) and serves until a
     /// signal or cancellation; returns once everything has stopped.
     package func run() async throws {
-        try await withUpstreamConnector { connector in try await run(connector: connector) }
+        try await withUpstreamConnector { connector, credentials in
+            try await run(connector: connector, credentials: credentials)
+        }
     }
 
     /// Runs `body` with the process's one upstream HTTP client, shut down once `body` returns (after the
-    /// service group has stopped every upstream).
-    func withUpstreamConnector<Result>(_ body: (UpstreamConnector) async throws -> Result) async throws -> Result {
+    /// service group has stopped every upstream), and the OAuth sign-ins that share it.
+    func withUpstreamConnector<Result>(
+        _ body: (UpstreamConnector, OAuthCredentials) async throws -> Result
+    ) async throws -> Result {
         try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
-            let oauth = try OAuthSetup(loaded: loaded, logger: logger).environment(httpClient: httpClient)
-            let withheld = WithheldEnvironment(loaded.document.secretVariables)
-            return try await body(
-                UpstreamConnector(httpClient: httpClient, oauth: oauth, withheldEnvironment: withheld)
+            let credentials = try OAuthSetup(loaded: loaded, logger: logger).credentials(httpClient: httpClient)
+            let connector = UpstreamConnector(
+                channels: LiveChannels(httpClient: httpClient),
+                credentials: credentials,
+                withheldEnvironment: WithheldEnvironment(loaded.document.secretVariables)
             )
+            return try await body(connector, credentials)
         }
     }
 
@@ -63,7 +69,7 @@ package struct YrdenApplication: Sendable {
         return configuration
     }()
 
-    private func run(connector: UpstreamConnector) async throws {
+    private func run(connector: UpstreamConnector, credentials: OAuthCredentials) async throws {
         let gateway = Gateway(config: config, logger: logger, connector: connector)
         let store = ConfigStore(
             document: loaded.document,
@@ -75,6 +81,7 @@ package struct YrdenApplication: Sendable {
         let router = FrontRouter(
             gateway: gateway,
             store: store,
+            signIns: SignInControl(gateway: gateway, credentials: credentials),
             settings: config.gateway,
             metrics: metrics,
             logger: logger

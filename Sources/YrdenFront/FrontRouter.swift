@@ -23,6 +23,7 @@ package struct FrontRouter: Sendable {
     package init(
         gateway: Gateway,
         store: ConfigStore,
+        signIns: SignInControl,
         settings: GatewaySettings,
         metrics: PrometheusCollectorRegistry,
         logger: Logger
@@ -38,7 +39,7 @@ package struct FrontRouter: Sendable {
         health = HealthEndpoint(gateway: gateway)
         admin = AdminAPI(gateway: gateway, store: store, adminToken: settings.adminToken, logger: logger)
         self.metrics = MetricsEndpoint(registry: metrics)
-        oauthCallback = OAuthCallbackEndpoint(gateway: gateway)
+        oauthCallback = OAuthCallbackEndpoint(signIns: signIns)
     }
 
     /// The dedicated OAuth callback listener's handler: `/oauth/callback` and nothing else.

@@ -88,13 +88,15 @@ import YrdenProtocol
     }
 
     @Test func aRemovalThatOutlastsTheStopLimitIsSavedAppliedAndReported() async throws {
-        let (store, gateway) = store("a", stopLimit: .milliseconds(100))
-        let running = AsyncStream.makeStream(of: Void.self)
-        gateway.supervisors.start("a") {
-            running.continuation.finish()
-            await shielded { try? await Task.sleep(for: .seconds(5)) }
+        let (store, gateway) = store(stopLimit: .milliseconds(100))
+        let run = Task { await gateway.run() }
+        defer { run.cancel() }
+        // A child that ignores its closed stdin: it stops only at the SIGTERM sent 2 s later.
+        try await store.addServer(id: "a", entry: ["command": "sleep", "args": ["30"]])
+        let deadline = ContinuousClock.now + .seconds(5)
+        while gateway.snapshot.links["a"]?.state.name != "connecting", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
         }
-        for await _ in running.stream {}
         do {
             try await store.removeServer(id: "a")
             Issue.record("the removal did not report the server still stopping")

@@ -2,7 +2,6 @@ import YrdenConfig
 import YrdenControl
 import YrdenEngine
 import YrdenHTTPServer
-import YrdenOAuth
 import YrdenProtocol
 
 /// `/servers/{id}/auth`, `/auth/callback` and `/tokens`: OAuth sign-in of upstream servers.
@@ -11,11 +10,14 @@ import YrdenProtocol
 /// the user has signed in (`server.state` events follow). The callback route is for a browser on another
 /// machine: the operator pastes the URL it was redirected to.
 extension AdminAPI {
+    /// The sign-ins of the credentials the gateway was built with.
+    var signIns: SignInControl { SignInControl(gateway: gateway) }
+
     func startServerAuth(_ id: String) async throws(AdminProblem) -> HTTPResponse {
         try requireOAuth(id)
-        let progress: OAuthProgress
-        do { progress = try await gateway.startSignIn(id) } catch { throw Self.problem(for: error) }
-        return FrontResponses.json(202, Self.authProgress(progress))
+        let status: SignInStatus
+        do { status = try await signIns.start(id) } catch { throw Self.problem(for: error) }
+        return FrontResponses.json(202, Self.authProgress(status))
     }
 
     func completeServerAuth(_ id: String, _ request: HTTPRequest) async throws(AdminProblem) -> HTTPResponse {
@@ -23,20 +25,19 @@ extension AdminAPI {
         let body = try AdminRequestBody.parse(request, as: AdminRequestBody.json).get()
         try Self.checkCallback(body)
         try requireOAuth(id)
-        let result: OAuthCallbackResult
+        let completed: (outcome: SignInOutcome, status: SignInStatus)
         do {
-            result = try await gateway.completeSignIn(id, redirectURL: body["url"]?.stringValue ?? "")
+            completed = try await signIns.complete(id, redirectURL: body["url"]?.stringValue ?? "")
         } catch {
             throw Self.problem(for: error)
         }
-        if case .rejected(let reason) = result { throw .badRequest(reason) }
-        let progress = await gateway.signInProgress(id) ?? .needsReauth(reason: "no sign-in")
-        return FrontResponses.json(200, Self.authProgress(progress))
+        if case .rejected(let reason) = completed.outcome { throw .badRequest(reason) }
+        return FrontResponses.json(200, Self.authProgress(completed.status))
     }
 
     func deleteServerTokens(_ id: String) async throws(AdminProblem) -> HTTPResponse {
         try requireOAuth(id, allowDisabled: true)
-        do { try await gateway.signOut(id) } catch { throw Self.problem(for: error) }
+        do { try await signIns.signOut(id) } catch { throw Self.problem(for: error) }
         return HTTPResponse(status: 204)
     }
 
@@ -52,13 +53,11 @@ extension AdminAPI {
     }
 
     /// `AuthProgress`: the status, the URL to open while waiting for the user, the reason of a failure.
-    static func authProgress(_ progress: OAuthProgress) -> JSONValue {
-        var object: JSONObject = ["status": .string(progress.status)]
-        if case .waitingForUser(let url, let expiresAt) = progress {
-            object["authorizationURL"] = .string(url)
-            object["expiresAt"] = .string(RFC3339.string(epochSeconds: expiresAt))
-        }
-        if let reason = progress.reason { object["reason"] = .string(reason) }
+    static func authProgress(_ status: SignInStatus) -> JSONValue {
+        var object: JSONObject = ["status": .string(status.status)]
+        if let url = status.authorizationURL { object["authorizationURL"] = .string(url) }
+        if let expiresAt = status.expiresAt { object["expiresAt"] = .string(RFC3339.string(epochSeconds: expiresAt)) }
+        if let reason = status.reason { object["reason"] = .string(reason) }
         return .object(object)
     }
 

@@ -1,6 +1,5 @@
-import YrdenEngine
+import YrdenControl
 import YrdenHTTPServer
-import YrdenOAuth
 
 /// `GET /oauth/callback`: where authorization servers send the browser back after a sign-in.
 ///
@@ -8,11 +7,11 @@ import YrdenOAuth
 /// what happened. A request that names no pending flow (unknown, used, expired or forged `state`) gets 400
 /// and changes nothing.
 struct OAuthCallbackEndpoint: Sendable {
-    let gateway: Gateway
+    let signIns: SignInControl
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         guard request.method == "GET" else { return FrontResponses.methodNotAllowed("GET") }
-        let result = await gateway.handleOAuthCallback(query: request.query)
+        let result = await signIns.handleCallback(query: request.query)
         let (title, message): (String, String)
         switch result {
         case .signedIn(let server):

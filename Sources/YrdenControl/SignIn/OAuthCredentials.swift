@@ -1,0 +1,139 @@
+import Logging
+import Synchronization
+import YrdenConfig
+import YrdenEngine
+import YrdenOAuth
+import YrdenStorage
+import YrdenTransport
+
+/// The sign-ins of OAuth servers, as the engine reaches them: one ``OAuthSession`` per server, kept across
+/// reconnects (its tokens and pending sign-in live there) and replaced only when the server's OAuth settings
+/// change.
+package final class OAuthCredentials: UpstreamCredentials {
+    /// The one router every pending sign-in is registered with; the front's callback hands it each return.
+    package let router: OAuthCallbackRouter
+    /// Where tokens and client registrations are kept (the data directory, sealed when a key is set).
+    let secrets: any SecretStore
+    /// Where authorization servers send the browser back: the gateway's own `/oauth/callback`.
+    let redirectURI: String
+    /// How the OAuth client reaches authorization servers (the shared upstream HTTP client).
+    let http: OAuthHTTP
+    let clock: OAuthClock
+    let logger: Logger
+
+    private struct Entry {
+        var configuration: OAuthSessionConfiguration
+        var session: OAuthSession
+        var feed: ProgressFeed
+    }
+
+    private let sessions = Mutex<[String: Entry]>([:])
+
+    package init(
+        router: OAuthCallbackRouter,
+        secrets: any SecretStore,
+        redirectURI: String,
+        http: OAuthHTTP,
+        clock: OAuthClock = .system,
+        logger: Logger
+    ) {
+        self.router = router
+        self.secrets = secrets
+        self.redirectURI = redirectURI
+        self.http = http
+        self.clock = clock
+        self.logger = logger
+    }
+
+    package func signIn(
+        for spec: ServerSpec,
+        report: @escaping @Sendable (SignInStatus) -> Void
+    ) throws(UpstreamError) -> (any UpstreamSignIn)? {
+        try signIn(for: spec, onProgress: { report(SignInStatus($0)) })
+    }
+
+    /// ``signIn(for:report:)`` with the OAuth client's own progress.
+    func signIn(
+        for spec: ServerSpec,
+        onProgress: @escaping @Sendable (OAuthProgress) -> Void
+    ) throws(UpstreamError) -> OAuthSignIn? {
+        guard let (url, _) = Self.oauth(of: spec), let entry = try entry(for: spec) else { return nil }
+        entry.feed.attach(onProgress)
+        return OAuthSignIn(session: entry.session, feed: entry.feed, url: url, logger: logger)
+    }
+
+    package func forget(_ id: String) {
+        let session = sessions.withLock { $0.removeValue(forKey: id)?.session }
+        // Ends the pending flow so its `state` stops working; nobody waits for it.
+        if let session { Task { await session.cancelSignIn() } }
+    }
+
+    /// Server `spec`'s session (made now if there is none, or if its OAuth settings changed), or `nil` when the
+    /// server does not use OAuth.
+    package func session(for spec: ServerSpec) throws(UpstreamError) -> OAuthSession? {
+        try entry(for: spec)?.session
+    }
+
+    /// The session of server `id` if one was made.
+    package func existing(_ id: String) -> OAuthSession? {
+        sessions.withLock { $0[id]?.session }
+    }
+
+    /// How many sign-in waits follow server `id`'s progress.
+    func waitCount(for id: String) -> Int {
+        sessions.withLock { $0[id]?.feed }?.waitCount ?? 0
+    }
+
+    private func entry(for spec: ServerSpec) throws(UpstreamError) -> Entry? {
+        guard let (url, settings) = Self.oauth(of: spec) else { return nil }
+        let configuration = OAuthSessionConfiguration(
+            serverID: spec.id,
+            serverURL: url,
+            redirectURI: redirectURI,
+            scopes: settings.scopes,
+            clientID: settings.clientId,
+            clientSecret: settings.clientSecret
+        )
+        // Made under the lock (the initializer does no I/O), so two connections never get two sessions.
+        let outcome = sessions.withLock { sessions -> Result<(Entry, replaced: OAuthSession?), OAuthError> in
+            if let existing = sessions[spec.id], existing.configuration == configuration {
+                return .success((existing, nil))
+            }
+            let feed = ProgressFeed()
+            do throws(OAuthError) {
+                let session = try OAuthSession(
+                    configuration: configuration,
+                    http: http,
+                    secrets: secrets,
+                    router: router,
+                    clock: clock,
+                    logger: logger,
+                    onProgress: { feed.publish($0) }
+                )
+                let entry = Entry(configuration: configuration, session: session, feed: feed)
+                defer { sessions[spec.id] = entry }
+                return .success((entry, sessions[spec.id]?.session))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let (entry, replaced)):
+            // The old settings' pending flow must stop answering; nobody waits for it.
+            if let replaced { Task { await replaced.cancelSignIn() } }
+            return entry
+        case .failure(let error):
+            throw UpstreamError(.auth, error.message)
+        }
+    }
+
+    /// The URL and settings of a server that signs in with OAuth.
+    package static func oauth(of spec: ServerSpec) -> (url: String, settings: OAuthSpec)? {
+        switch spec.transport {
+        case .http(let url, _, .oauth(let settings), _), .sse(let url, _, .oauth(let settings)):
+            (url, settings)
+        default:
+            nil
+        }
+    }
+}
