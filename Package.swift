@@ -68,8 +68,7 @@ let package = Package(
         .target(
             name: "YrdenEngine",
             dependencies: [
-                "YrdenProtocol", "YrdenConfig", "YrdenStorage", "YrdenTransport", "YrdenOAuth",
-                log, lifecycle, httpClient, metrics,
+                "YrdenProtocol", "YrdenConfig", "YrdenTransport", log, lifecycle, httpClient, metrics,
             ],
             swiftSettings: strict
         ),

@@ -106,7 +106,7 @@ import YrdenTransport
         }
         // Discovery fails (the network answers 404), so the sign-in ends `failed` and the wait goes on.
         try await waitUntil { reports.statuses.last == "failed" }
-        #expect(reports.statuses == ["discovering", "failed"])
+        #expect(reports.statuses == ["needsReauth", "discovering", "failed"], "where it stood first, then each change")
         #expect(waited.withLock { $0 } == 1)
         ready.cancel()
         let error = await ready.value

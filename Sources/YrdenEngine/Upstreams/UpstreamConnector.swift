@@ -14,8 +14,6 @@ package struct UpstreamConnector: Sendable {
     /// Sign-ins of OAuth servers; `nil` in a gateway built without OAuth (such servers then fail to connect
     /// with a message that says so).
     package var credentials: (any UpstreamCredentials)?
-    /// `nil` in a gateway built without one: OAuth servers then fail with a message that says so.
-    package var oauth: OAuthEnvironment?
     /// Variables no stdio child inherits, besides the gateway's fixed secrets.
     package var withheldEnvironment: WithheldEnvironment
 
@@ -23,16 +21,7 @@ package struct UpstreamConnector: Sendable {
     package var httpClient: HTTPClient? { (channels as? LiveChannels)?.httpClient }
 
     package init(
-        httpClient: HTTPClient? = nil,
-        oauth: OAuthEnvironment? = nil,
-        withheldEnvironment: WithheldEnvironment = WithheldEnvironment()
-    ) {
-        self.init(channels: LiveChannels(httpClient: httpClient), withheldEnvironment: withheldEnvironment)
-        self.oauth = oauth
-    }
-
-    package init(
-        channels: any UpstreamChannelFactory,
+        channels: any UpstreamChannelFactory = LiveChannels(),
         time: any TimeSource = SystemTime(),
         credentials: (any UpstreamCredentials)? = nil,
         withheldEnvironment: WithheldEnvironment = WithheldEnvironment()
