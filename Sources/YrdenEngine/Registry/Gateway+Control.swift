@@ -84,6 +84,13 @@ extension Gateway {
         guard connection.inbox.send(.connect) else { throw Self.busy(id) }
     }
 
+    /// Waits, at most `limit`, until server `id`'s connection has carried out the commands sent to it so far
+    /// (a `connect` has moved it to `connecting`), so an answer shows their effect; `false` past the limit.
+    package func commandsCarriedOut(for id: String, within limit: Duration = .seconds(2)) async -> Bool {
+        guard let done = connections.connection(id)?.inbox.latestCommand else { return true }
+        return await done.wait(until: connector.time.now + limit, time: connector.time)
+    }
+
     /// Closes a server's connection until it is connected again; its tools leave the aggregate. `true` when it
     /// closed within `limit`; otherwise it shows as disconnected once it has closed in the background.
     @discardableResult

@@ -35,6 +35,8 @@ final class ConnectionInbox: Sendable {
         var commands = 0
         var reader: CheckedContinuation<Message?, Never>?
         var closed = false
+        /// Signalled once the newest command has been carried out.
+        var latest: Completion?
     }
 
     private let state = Mutex(State())
@@ -43,9 +45,14 @@ final class ConnectionInbox: Sendable {
 
     /// Queues an operator's command; `false` when the connection has ended or ``maxCommands`` are waiting.
     /// A `stop` is never refused for the bound: it is the last command a connection reads.
-    func send(_ event: UpstreamLifecycle.Event, done: Completion? = nil) -> Bool {
-        deliver(.command(event, done: done), isCommand: event != .stop)
+    func send(_ event: UpstreamLifecycle.Event, done: Completion = Completion()) -> Bool {
+        guard deliver(.command(event, done: done), isCommand: event != .stop) else { return false }
+        state.withLock { $0.latest = done }
+        return true
     }
+
+    /// Signalled once the newest command sent so far has been carried out; `nil` before any.
+    var latestCommand: Completion? { state.withLock { $0.latest } }
 
     func report(_ report: AttemptReport) {
         _ = deliver(.report(report), isCommand: false)

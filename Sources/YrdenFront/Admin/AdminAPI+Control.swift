@@ -11,6 +11,8 @@ extension AdminAPI {
     func connectServer(_ id: String) async throws(AdminProblem) -> HTTPResponse {
         _ = try status(of: id)
         do { try await store.connectServer(id: id) } catch { throw Self.problem(for: error) }
+        // The connection takes the command on its own task; the answer shows it taken (`connecting`).
+        _ = await gateway.commandsCarriedOut(for: id)
         return try await accepted(id)
     }
 
