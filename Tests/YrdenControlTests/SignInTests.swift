@@ -122,6 +122,32 @@ import YrdenTransport
         #expect(credentials.existing("remote") == nil)
     }
 
+    @Test func operatorsAreToldWhyASignInCannotStart() async throws {
+        let document = ConfigDocument([
+            "mcpServers": [
+                "remote": ["url": .string(Self.url), "auth": ["type": "oauth"], "disabled": true],
+                "local": ["command": "true", "disabled": true],
+            ]
+        ])
+        let gateway = Gateway(
+            config: try document.decoded(environment: [:], source: "test"),
+            logger: Logger(label: "test")
+        )
+        let control = SignInControl(gateway: gateway, credentials: try credentials(storing: false))
+        await #expect(throws: ControlError.unknownServer("nope")) { _ = try await control.start("nope") }
+        await #expect(throws: ControlError.conflict("server local does not use OAuth")) {
+            _ = try await control.start("local")
+        }
+        await #expect(throws: ControlError.conflict("this gateway was started without OAuth support")) {
+            _ = try await SignInControl(gateway: gateway).start("remote")
+        }
+        #expect(await control.status("remote") == nil, "reading starts nothing")
+        let started = try await control.start("remote")
+        #expect(started.status == "failed", "discovery cannot reach the server: \(started)")
+        #expect(await control.status("remote") == started)
+        #expect(await control.handleCallback(query: ["state": "forged", "code": "x"]).httpStatus == 400)
+    }
+
     /// Waits until `condition` holds, failing the test after five seconds.
     private func waitUntil(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(5)
