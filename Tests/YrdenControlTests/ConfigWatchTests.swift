@@ -42,6 +42,26 @@ import YrdenProtocol
         return await condition()
     }
 
+    static let oneServer = #"{"mcpServers": {"a": {"command": "true", "disabled": true}}}"#
+    static let twoServers =
+        #"{"mcpServers": {"a": {"command": "true", "disabled": true}, "b": {"command": "true", "disabled": true}}}"#
+
+    /// A store of `path`, written with ``oneServer`` first, and the gateway it changes.
+    private func storeAndGateway(at path: String) throws -> (ConfigStore, Gateway) {
+        try Data(Self.oneServer.utf8).write(to: URL(fileURLWithPath: path))
+        let document = try ConfigDocument(parsing: Array(Self.oneServer.utf8), source: path)
+        let config = try document.decoded(environment: [:], source: path)
+        let gateway = Gateway(config: config, logger: Logger(label: "test"))
+        let store = ConfigStore(
+            document: document,
+            path: path,
+            environment: [:],
+            gateway: gateway,
+            logger: Logger(label: "test")
+        )
+        return (store, gateway)
+    }
+
     @Test func aRenameOverTheWatchedNameIsSeenAndOtherEntriesAreNot() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -114,31 +134,33 @@ import YrdenProtocol
         #expect(table.unreliableFileSystem(of: "/etc") == nil)
     }
 
+    @Test func aLostWatchFallsBackToPolling() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/config.json"
+        let (store, gateway) = try storeAndGateway(at: path)
+        let service = Task { try await ConfigReloadService(store: store, logger: Logger(label: "test")).run() }
+        defer { service.cancel() }
+        try await Task.sleep(for: .milliseconds(200))
+        // The directory goes away (the watch with it) and comes back: only polling can see the new file.
+        try FileManager.default.removeItem(atPath: directory)
+        try await Task.sleep(for: ConfigReloadService.settleDelay * 3)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data(Self.twoServers.utf8).write(to: URL(fileURLWithPath: path))
+        let within = ConfigReloadService.pollInterval * 3
+        #expect(await eventually(within: within) { gateway.snapshot.order == ["a", "b"] })
+    }
+
     @Test func anEditOfTheFileIsReloadedWithoutSIGHUP() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/config.json"
-        let text = #"{"mcpServers": {"a": {"command": "true", "disabled": true}}}"#
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        let document = try ConfigDocument(parsing: Array(text.utf8), source: path)
-        let config = try document.decoded(environment: [:], source: path)
-        let gateway = Gateway(config: config, logger: Logger(label: "test"))
-        let store = ConfigStore(
-            document: document,
-            path: path,
-            environment: [:],
-            gateway: gateway,
-            logger: Logger(label: "test")
-        )
+        let (store, gateway) = try storeAndGateway(at: path)
         let service = Task { try await ConfigReloadService(store: store, logger: Logger(label: "test")).run() }
         defer { service.cancel() }
         // The watch starts with the service; an edit made before it is in place would be seen as nothing new.
         try await Task.sleep(for: .milliseconds(200))
-        try replace(
-            path,
-            with:
-                #"{"mcpServers": {"a": {"command": "true", "disabled": true}, "b": {"command": "true", "disabled": true}}}"#
-        )
+        try replace(path, with: Self.twoServers)
         #expect(await eventually(within: .seconds(5)) { gateway.snapshot.order == ["a", "b"] })
         #expect(await store.redactedEntry("b") != nil)
     }
