@@ -66,7 +66,6 @@ import YrdenTransport
         #expect(SignInStatus(.failed(reason: "denied")).summary == "sign-in failed: denied")
         #expect(SignInStatus(.needsReauth(reason: "signed out")).summary == "sign-in needed: signed out")
         #expect(SignInStatus(.complete).summary == "sign-in: complete")
-        #expect(SignInStatus(.complete).isComplete)
     }
 
     @Test func aServerWithoutOAuthHasNoSignIn() throws {

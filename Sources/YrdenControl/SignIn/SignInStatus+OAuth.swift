@@ -22,7 +22,4 @@ extension SignInStatus {
         default: "sign-in: \(status)"
         }
     }
-
-    /// Tokens are held and nothing asks for another sign-in.
-    package var isComplete: Bool { status == "complete" }
 }
