@@ -42,7 +42,7 @@ final class ScriptedChannels: UpstreamChannelFactory {
     ) throws(UpstreamError) -> any UpstreamChannel {
         let journal = self.journal
         let id = spec.id
-        let channel = ScriptedChannel(script: script.withLock { $0 }, handler: handler) {
+        let channel = ScriptedChannel(script: { [self] in script.withLock { $0 } }, handler: handler) {
             journal.append("closed \(id)")
         }
         live.withLock { $0[spec.id] = channel }
@@ -60,17 +60,23 @@ final class Journal: Sendable {
 }
 
 final class ScriptedChannel: UpstreamChannel {
-    let script: ScriptedChannels.Script
+    /// The factory's script as it is now: a change applies to channels already open too.
+    let script: @Sendable () -> ScriptedChannels.Script
     let handler: UpstreamChannelHandler
     let onClosed: @Sendable () -> Void
 
-    init(script: ScriptedChannels.Script, handler: UpstreamChannelHandler, onClosed: @escaping @Sendable () -> Void) {
+    init(
+        script: @escaping @Sendable () -> ScriptedChannels.Script,
+        handler: UpstreamChannelHandler,
+        onClosed: @escaping @Sendable () -> Void
+    ) {
         self.script = script
         self.handler = handler
         self.onClosed = onClosed
     }
 
     func send(_ frame: [UInt8]) throws(UpstreamError) {
+        let script = self.script()
         guard script.answers, let value = try? JSONValue.parse(frame),
             case .request(let request)? = try? JSONRPCMessage(value)
         else { return }
@@ -94,7 +100,8 @@ final class ScriptedChannel: UpstreamChannel {
     }
 
     func close() async {
-        if script.closeDelay > .zero { try? await Task.sleep(for: script.closeDelay) }
+        let delay = script().closeDelay
+        if delay > .zero { try? await Task.sleep(for: delay) }
         onClosed()
     }
 }
@@ -118,6 +125,12 @@ struct RunningGateway {
         )
         self.gateway = gateway
         task = Task { await gateway.run() }
+    }
+
+    init(observing gateway: Gateway, channels: ScriptedChannels, task: Task<Void, Never>) {
+        self.gateway = gateway
+        self.channels = channels
+        self.task = task
     }
 
     /// Waits until `condition` holds for the snapshot, for at most `limit`; `false` if it never did.
