@@ -65,7 +65,7 @@ package final class Gateway: Sendable {
     /// closes what it opened before the group, and so the run, returns.
     package func run() async {
         FreedMemory.returnLargeBlocksPromptly()
-        for spec in snapshot.specs where !spec.disabled { startConnection(spec) }
+        startConnections(snapshot.specs.filter { !$0.disabled })
         await withDiscardingTaskGroup { group in
             group.addTask { await self.expireIdleSessions() }
             while let connection = await connections.next() {
@@ -92,23 +92,33 @@ package final class Gateway: Sendable {
     /// Makes a new connection own `spec`'s link and hands it to the run; it opens nothing before the
     /// server's previous connection, if one is still stopping, has finished.
     func startConnection(_ spec: ServerSpec) {
-        var logger = self.logger
-        logger[metadataKey: "yrden.upstream"] = "\(spec.id)"
-        let owner = connections.newOwner()
-        let owned = update { snapshot -> Bool in
-            guard snapshot.links[spec.id]?.spec == spec else { return false }
-            snapshot.links[spec.id]?.owner = owner
-            return true
+        startConnections([spec])
+    }
+
+    /// ``startConnection(_:)`` for many servers, their links claimed in one change (200 servers at startup
+    /// rebuild the aggregate once, not 200 times).
+    func startConnections(_ specs: [ServerSpec]) {
+        let owners = specs.map { _ in connections.newOwner() }
+        let owned = update { snapshot -> [Bool] in
+            zip(specs, owners).map { spec, owner in
+                guard snapshot.links[spec.id]?.spec == spec else { return false }
+                snapshot.links[spec.id]?.owner = owner
+                return true
+            }
         }
-        guard owned else { return }
-        let connection = UpstreamConnection(
-            spec: spec,
-            gateway: self,
-            logger: logger,
-            owner: owner,
-            previous: connections.stillStopping(spec.id)
-        )
-        connections.add(connection)
+        for ((spec, owner), isOwned) in zip(zip(specs, owners), owned) where isOwned {
+            var logger = self.logger
+            logger[metadataKey: "yrden.upstream"] = "\(spec.id)"
+            connections.add(
+                UpstreamConnection(
+                    spec: spec,
+                    gateway: self,
+                    logger: logger,
+                    owner: owner,
+                    previous: connections.stillStopping(spec.id)
+                )
+            )
+        }
     }
 
     func logRing(_ server: String) -> LogRing? {

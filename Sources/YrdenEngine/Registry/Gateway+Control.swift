@@ -186,7 +186,7 @@ extension Gateway {
         for spec in added {
             log.append("server \(spec.id) added", event: "config", metadata: ["server": spec.id])
         }
-        for spec in restarting + added where !spec.disabled { startConnection(spec) }
+        startConnections((restarting + added).filter { !$0.disabled })
         return changes
     }
 }

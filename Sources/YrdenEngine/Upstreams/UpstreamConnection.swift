@@ -41,7 +41,8 @@ struct UpstreamConnection: Sendable {
         // A config that cannot be used fails every attempt the same way: no point retrying it.
         var life = UpstreamLifecycle(policy: spec.configFailure == nil ? spec.reconnect : .never)
         var done: [Completion] = []
-        var actions = life.handle(.connect)
+        // Cancelled while the previous connection was still closing: the gateway is stopping, open nothing.
+        var actions = life.handle(Task.isCancelled ? .stop : .connect)
         while true {
             var opening: Int?
             for action in actions {

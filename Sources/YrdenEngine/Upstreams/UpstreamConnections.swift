@@ -6,8 +6,8 @@ import YrdenTransport
 ///
 /// Servers come and go while the gateway runs, so a connection is not started where it is made: it waits
 /// here until the gateway's one task group takes it. That queue holds at most one connection per server
-/// (a server's newer connection replaces one not yet started), so it is bounded by the config. Once the
-/// gateway has stopped, nothing starts any more and every waiter is released.
+/// (a server's connection is stopped, and dropped if not started yet, before another is added), so it is
+/// bounded by the config. Once the gateway has stopped, nothing starts any more and every waiter is released.
 final class UpstreamConnections: Sendable {
     private struct State {
         /// The connection of each server that has one (an enabled server), started or waiting to start.
