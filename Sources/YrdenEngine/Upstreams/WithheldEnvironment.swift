@@ -4,7 +4,7 @@ import YrdenConfig
 /// The variables of the gateway's environment that its stdio children must not inherit: the ones its own
 /// secrets come from (``ConfigDocument/secretVariables``).
 ///
-/// Shared by every supervisor and kept current by whoever changes the config, so a server added at runtime
+/// Shared by every upstream connection and kept current by whoever changes the config, so a server added at runtime
 /// with a header `Bearer ${NEW_TOKEN}` withholds `NEW_TOKEN` from every child started after it. A server
 /// that needs such a variable passes it on in its own `env`.
 package final class WithheldEnvironment: Sendable {
