@@ -43,15 +43,17 @@ package struct ConfigReloadService: Service {
         }
     }
 
-    /// Follows the file until cancelled: by inotify while it can, then by polling.
+    /// Follows the file until cancelled: by inotify while it can, then by polling. Once the watch is in
+    /// place the file is checked against what the store loaded, so an edit made before that is applied too.
     private func watch(_ path: String) async {
-        var seen = FileIdentity(path: path)
+        var seen: FileIdentity?
         let (directory, name) = Self.split(path)
         do {
             // A symbolic link's target may change without an event naming the link: then every entry counts.
             let names: Set<String>? = Self.isSymbolicLink(path) ? nil : [name]
             let events = try DirectoryEvents.watch(directory, names: names)
             logger.info("watching the config file", metadata: ["path": "\(path)", "by": "inotify"])
+            await catchUp(path, seen: &seen)
             for await _ in events {
                 try? await Task.sleep(for: Self.settleDelay)
                 await catchUp(path, seen: &seen)
@@ -66,6 +68,7 @@ package struct ConfigReloadService: Service {
                 "watching the config file",
                 metadata: ["path": "\(path)", "by": "polling", "every": "\(Self.pollInterval)", "why": "\(error)"]
             )
+            await catchUp(path, seen: &seen)
         }
         let ticks = AsyncStream<Void> {
             try? await Task.sleep(for: Self.pollInterval)
