@@ -254,10 +254,18 @@ func stdioSpec(
     }
 
     @Test func anUnusableConfigFailsWithKindConfigAndIsNotRetried() async throws {
-        var spec = stdioSpec("a")
-        spec.unresolved = [
-            UnresolvedReference(path: "mcpServers.a.env.TOKEN", message: "TOKEN is not set", fix: "set it")
-        ]
+        // As the config holds a reference it cannot resolve: the text as written, in place of a value.
+        let spec = ServerSpec(
+            id: "a",
+            transport: .stdio(command: "scripted", args: [], env: ["API_KEY": "${input:api-key}"], cwd: nil),
+            unresolved: [
+                UnresolvedReference(
+                    path: "mcpServers.a.env.API_KEY",
+                    message: "${input:api-key} is a VS Code input prompt",
+                    fix: "set it"
+                )
+            ]
+        )
         let running = RunningGateway([spec])
         #expect(await running.until { $0.links["a"]?.state.lastError != nil })
         guard case .failed(let error, _, nil)? = running.gateway.snapshot.links["a"]?.state else {
@@ -267,6 +275,7 @@ func stdioSpec(
             return
         }
         #expect(error.kind == .config)
+        #expect(error.message.contains("${input:api-key} is a VS Code input prompt"), "the reference is named")
         #expect(running.channels.opens("a") == 0)
         await running.stop()
     }

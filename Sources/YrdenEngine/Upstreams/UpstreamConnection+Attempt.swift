@@ -15,7 +15,8 @@ extension UpstreamConnection {
     func connectAndServe(attempt: Int) async {
         let error = await session()
         guard !Task.isCancelled else { return }
-        inbox.report(.failed(ServerSecrets(spec).scrub(error), at: time.now))
+        // A config failure quotes the reference as written, which holds no value: nothing to hide in it.
+        inbox.report(.failed(error.kind == .config ? error : ServerSecrets(spec).scrub(error), at: time.now))
     }
 
     /// Signs in, connects, lists, reports the connection, and serves it until it ends; returns why it did.
