@@ -11,7 +11,7 @@ final class ConnectionInbox: Sendable {
 
     enum Message: Sendable {
         /// `done` is signalled once the command has been carried out (a close has finished).
-        case command(UpstreamLifecycle.Event, done: Completion?)
+        case command(UpstreamLifecycle.Event, done: Completion)
         case report(AttemptReport)
     }
 

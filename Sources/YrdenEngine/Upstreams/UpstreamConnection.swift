@@ -116,7 +116,7 @@ struct UpstreamConnection: Sendable {
     ) -> [Action] {
         switch message {
         case .command(let event, let completion):
-            if let completion { done.append(completion) }
+            done.append(completion)
             return life.handle(event)
         case .report(.signInNeeded):
             return life.handle(.signInNeeded)

@@ -4,7 +4,7 @@ import YrdenEngine
 import YrdenHTTPServer
 
 /// `/servers/{id}/connect`, `/disconnect` and `/restart`: what an operator does to a running server without
-/// changing its entry. None waits for the connection; the answer is the server's view once the request took
+/// changing its entry. None waits for the server to come up; the answer is the server's view once the request took
 /// effect, and `server.state` events follow the rest. They take their turn with the config changes, and a
 /// stop waits at most the stop limit (504 past it, saying the server is being stopped in the background).
 extension AdminAPI {
