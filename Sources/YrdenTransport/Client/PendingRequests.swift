@@ -5,7 +5,8 @@ import YrdenProtocol
 ///
 /// A lock, not an actor: the channel's reader thread resolves entries directly, so an answer reaches the
 /// waiting task without another hop. Every entry leaves the table exactly once: answered, failed, timed
-/// out, or cancelled.
+/// out, or cancelled. The table also records the deadline its ``DeadlineTimer`` waits for, so a request
+/// only wakes the timer when it is due earlier than that.
 final class PendingRequests: Sendable {
     typealias Reply = Result<JSONValue, JSONRPCError>
 
@@ -15,24 +16,52 @@ final class PendingRequests: Sendable {
         /// Progress pushes `deadline` forward, but never past this.
         var hardDeadline: ContinuousClock.Instant
         var extendBy: Duration
+        /// How long past `deadline` the request still waits, so a channel's own reason can fail it first.
+        var grace: Duration = .zero
         var onProgress: (@Sendable (JSONValue) -> Void)?
+
+        /// When the request times out.
+        var expiry: ContinuousClock.Instant { deadline + grace }
+    }
+
+    /// A request that timed out, taken out of the table.
+    struct Overdue {
+        var id: Int
+        var timeout: Duration
+        var continuation: CheckedContinuation<Reply, any Error>
     }
 
     private struct State {
         var entries: [Int: Entry] = [:]
         var failure: UpstreamError?
+        /// The expiry the timer sleeps towards; `nil` while it is idle.
+        var armed: ContinuousClock.Instant?
+
+        /// Records `expiry` and says whether the timer must wake for it (it is due before the armed one).
+        mutating func arm(_ expiry: ContinuousClock.Instant) -> Bool {
+            if let armed, armed <= expiry { return false }
+            armed = expiry
+            return true
+        }
     }
 
     private let state = Mutex(State())
+    /// Wakes the timer for a deadline earlier than the one it waits for.
+    private let wake: @Sendable () -> Void
+
+    init(wake: @escaping @Sendable () -> Void = {}) {
+        self.wake = wake
+    }
 
     /// Adds an entry, or fails at once if the connection has already failed.
     func register(_ id: Int, _ entry: Entry) {
-        let failure = state.withLock { state -> UpstreamError? in
-            if let failure = state.failure { return failure }
+        let (failure, earlier) = state.withLock { state -> (UpstreamError?, Bool) in
+            if let failure = state.failure { return (failure, false) }
             state.entries[id] = entry
-            return nil
+            return (nil, state.arm(entry.expiry))
         }
         if let failure { entry.continuation.resume(throwing: failure) }
+        if earlier { wake() }
     }
 
     /// Completes the request; `false` when nobody waits for it any more (late or unknown answers are dropped).
@@ -55,6 +84,7 @@ final class PendingRequests: Sendable {
     func failAll(with error: UpstreamError) {
         let entries = state.withLock { state in
             state.failure = state.failure ?? error
+            state.armed = nil
             defer { state.entries.removeAll() }
             return Array(state.entries.values)
         }
@@ -63,19 +93,39 @@ final class PendingRequests: Sendable {
 
     /// Passes a progress notification to the request it belongs to and extends its deadline.
     func progress(_ id: Int, params: JSONValue, now: ContinuousClock.Instant) {
-        let sink = state.withLock { state -> (@Sendable (JSONValue) -> Void)? in
-            guard var entry = state.entries[id] else { return nil }
+        let (sink, earlier) = state.withLock { state -> ((@Sendable (JSONValue) -> Void)?, Bool) in
+            guard var entry = state.entries[id] else { return (nil, false) }
             entry.deadline = min(entry.hardDeadline, max(entry.deadline, now + entry.extendBy))
             state.entries[id] = entry
-            return entry.onProgress
+            return (entry.onProgress, state.arm(entry.expiry))
         }
+        if earlier { wake() }
         sink?(params)
     }
 
     /// The ids whose deadline has passed, each with its timeout; the caller fails them (and tells the upstream).
     func expired(at now: ContinuousClock.Instant) -> [(id: Int, timeout: Duration)] {
         state.withLock { state in
-            state.entries.filter { $0.value.deadline <= now }.map { ($0.key, $0.value.extendBy) }
+            state.entries.filter { $0.value.expiry <= now }.map { ($0.key, $0.value.extendBy) }
+        }
+    }
+
+    /// Takes out the requests overdue at `now` for the caller to fail, and arms the timer for the earliest
+    /// expiry still pending (`nil`: nothing is, and the timer idles until the next registration).
+    func takeOverdue(at now: ContinuousClock.Instant) -> (overdue: [Overdue], next: ContinuousClock.Instant?) {
+        state.withLock { state in
+            var overdue: [Overdue] = []
+            var next: ContinuousClock.Instant?
+            for (id, entry) in state.entries {
+                if entry.expiry <= now {
+                    overdue.append(Overdue(id: id, timeout: entry.extendBy, continuation: entry.continuation))
+                } else if next.map({ entry.expiry < $0 }) ?? true {
+                    next = entry.expiry
+                }
+            }
+            for request in overdue { state.entries.removeValue(forKey: request.id) }
+            state.armed = state.failure == nil ? next : nil
+            return (overdue, state.armed)
         }
     }
 }

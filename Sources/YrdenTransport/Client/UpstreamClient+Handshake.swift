@@ -1,12 +1,17 @@
 import YrdenProtocol
 
 extension UpstreamClient {
+    /// The handshake's default grace past its deadline.
+    package static let handshakeGrace: Duration = .seconds(1)
+
     /// The MCP handshake: `initialize` offering the latest revision, accepting any the gateway also speaks,
-    /// then `notifications/initialized`.
+    /// then `notifications/initialized`. It times out `grace` after `timeout`, so a channel failing at the
+    /// same deadline for its own reason (a legacy stream that never named its endpoint) reports that reason.
     package func initialize(
         clientInfo: JSONValue,
         capabilities: JSONObject,
-        timeout: Duration
+        timeout: Duration,
+        grace: Duration = UpstreamClient.handshakeGrace
     ) async throws(UpstreamError)
         -> UpstreamHandshake
     {
@@ -15,7 +20,11 @@ extension UpstreamClient {
             "capabilities": .object(capabilities),
             "clientInfo": clientInfo,
         ]
-        let reply = try await request(MCPMethod.initialize, params: params, options: RequestOptions(timeout: timeout))
+        let reply = try await request(
+            MCPMethod.initialize,
+            params: params,
+            options: RequestOptions(timeout: timeout, grace: grace)
+        )
         let result: JSONValue
         switch reply {
         case .success(let value): result = value

@@ -4,34 +4,41 @@ import YrdenProtocol
 /// The gateway as an MCP client of one upstream, over any ``UpstreamChannel``.
 ///
 /// It mints its own request ids (so ids of different downstream sessions never meet upstream), correlates
-/// answers, enforces deadlines, relays progress to the request that asked for it, answers the upstream's
+/// answers, enforces deadlines (its own ``DeadlineTimer``, no polling), relays progress to the request that asked for it, answers the upstream's
 /// `ping` itself, and fails everything in flight the moment the channel closes.
 package final class UpstreamClient: Sendable {
     private let channel: any UpstreamChannel
     private let pending: PendingRequests
     private let nextID = Atomic<Int>(1)
+    private let time: any TimeSource
+    private let timer: DeadlineTimer
     /// Notifications (bounded, list changes coalesced) and the final `closed`.
     package let events: UpstreamEvents
 
-    /// Opens the channel with `open`, wiring its inbound side to this client.
+    /// Opens the channel with `open`, wiring its inbound side to this client. Deadlines are read from and
+    /// slept on `time`; `onShed` hears each notification ``events`` coalesces or drops, as it happens.
     package init(
         open: (UpstreamChannelHandler) throws(UpstreamError) -> any UpstreamChannel,
-        log: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (String) -> Void,
+        time: any TimeSource = SystemTime(),
+        onShed: @escaping @Sendable (_ coalesced: Int, _ dropped: Int) -> Void = { _, _ in }
     )
         throws(UpstreamError)
     {
-        let pending = PendingRequests()
-        let events = UpstreamEvents(log: log)
+        let timer = DeadlineTimer(time: time)
+        let pending = PendingRequests(wake: { timer.wake() })
+        let events = UpstreamEvents(log: log, onShed: onShed)
         let replies = ChannelSlot()
         let handler = UpstreamChannelHandler(
             frame: { frame in
-                Self.receive(frame, pending: pending, events: events, replyChannel: replies, log: log)
+                Self.receive(frame, pending: pending, events: events, replyChannel: replies, time: time, log: log)
             },
             requestFailed: { id, error in
                 if case .int(let id) = id { pending.fail(id, with: error) }
             },
             closed: { error in
                 pending.failAll(with: error)
+                timer.end()
                 events.finish(error)
             },
             log: log
@@ -41,6 +48,23 @@ package final class UpstreamClient: Sendable {
         self.channel = channel
         self.pending = pending
         self.events = events
+        self.time = time
+        self.timer = timer
+        // Outlives `init` by design: it ends with the client (close, the channel closing, or deinit).
+        Task {
+            await timer.run { now in
+                let (overdue, next) = pending.takeOverdue(at: now)
+                for request in overdue {
+                    request.continuation.resume(throwing: Self.timeoutError(request.timeout))
+                    try? replies.get()?.send(Self.cancelledFrame(request.id, reason: "timeout"))
+                }
+                return next
+            }
+        }
+    }
+
+    deinit {
+        timer.end()
     }
 
     /// Sends a request and waits for its answer. An upstream JSON-RPC error is a `.failure` value; only the
@@ -62,7 +86,7 @@ package final class UpstreamClient: Sendable {
             params = .object(object)
         }
         let frame = JSONRPCMessage.request(JSONRPCRequest(id: .int(id), method: method, params: params)).serialized()
-        let now = ContinuousClock.now
+        let now = time.now
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -71,6 +95,7 @@ package final class UpstreamClient: Sendable {
                         deadline: now + options.timeout,
                         hardDeadline: now + max(options.timeout, options.maxTotalTimeout),
                         extendBy: options.timeout,
+                        grace: options.grace,
                         onProgress: options.onProgress
                     )
                     pending.register(id, entry)
@@ -107,26 +132,41 @@ package final class UpstreamClient: Sendable {
     /// Stops waiting for request `id` and tells the upstream, as the spec's cancellation says.
     private func cancel(_ id: Int, reason: String) {
         guard pending.fail(id, with: UpstreamError(.cancelled, "request cancelled: \(reason)")) else { return }
-        notify(MCPMethod.cancelled, params: ["requestId": .int(id), "reason": .string(reason)])
+        try? channel.send(Self.cancelledFrame(id, reason: reason))
     }
 
-    /// Fails the requests whose deadline passed and tells the upstream to stop them. Call it periodically.
-    package func expireOverdueRequests(now: ContinuousClock.Instant = .now) {
-        for (id, timeout) in pending.expired(at: now) {
-            let error = UpstreamError(
-                .timeout,
-                "timed out: the server did not answer within \(timeout.components.seconds) s; the request was cancelled"
-            )
-            if pending.fail(id, with: error) {
-                notify(MCPMethod.cancelled, params: ["requestId": .int(id), "reason": "timeout"])
-            }
+    /// Fails the requests overdue at `now` and tells the upstream to stop them, as the client's own timer
+    /// does at each deadline; for callers that need it at a chosen instant.
+    package func expireOverdueRequests(now: ContinuousClock.Instant) {
+        for (id, timeout) in pending.expired(at: now) where pending.fail(id, with: Self.timeoutError(timeout)) {
+            try? channel.send(Self.cancelledFrame(id, reason: "timeout"))
         }
+    }
+
+    /// Fails the requests overdue now (by the client's time source).
+    package func expireOverdueRequests() {
+        expireOverdueRequests(now: time.now)
+    }
+
+    private static func timeoutError(_ timeout: Duration) -> UpstreamError {
+        UpstreamError(
+            .timeout,
+            "timed out: the server did not answer within \(timeout.components.seconds) s; the request was cancelled"
+        )
+    }
+
+    /// The spec's `notifications/cancelled` for request `id`.
+    private static func cancelledFrame(_ id: Int, reason: String) -> [UInt8] {
+        let params: JSONValue = ["requestId": .int(id), "reason": .string(reason)]
+        return JSONRPCMessage.notification(JSONRPCNotification(method: MCPMethod.cancelled, params: params))
+            .serialized()
     }
 
     /// Closes the channel (for a child process: the full stop sequence) and fails anything still in flight.
     package func close() async {
         let error = UpstreamError(.notConnected, "the connection was closed")
         pending.failAll(with: error)
+        timer.end()
         await channel.close()
         // A channel closed from this side does not report it; whoever follows `events` still must hear the end.
         events.finish(error)
@@ -138,6 +178,7 @@ package final class UpstreamClient: Sendable {
         pending: PendingRequests,
         events: UpstreamEvents,
         replyChannel: ChannelSlot,
+        time: any TimeSource,
         log: @Sendable (String) -> Void
     ) {
         let message: JSONRPCMessage
@@ -155,7 +196,7 @@ package final class UpstreamClient: Sendable {
             if notification.method == MCPMethod.progress {
                 // Progress belongs to a request of ours or to nobody; it never queues as an event.
                 if let params = notification.params, let token = params["progressToken"]?.intValue {
-                    pending.progress(token, params: params, now: .now)
+                    pending.progress(token, params: params, now: time.now)
                 }
             } else {
                 events.yield(notification)

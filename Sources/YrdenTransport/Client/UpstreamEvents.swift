@@ -45,9 +45,15 @@ package final class UpstreamEvents: AsyncSequence, Sendable {
 
     private let state = Mutex(State())
     private let log: @Sendable (String) -> Void
+    private let onShed: @Sendable (_ coalesced: Int, _ dropped: Int) -> Void
 
-    package init(log: @escaping @Sendable (String) -> Void) {
+    /// `onShed` hears each notification coalesced or dropped, with the increments, outside the lock.
+    package init(
+        log: @escaping @Sendable (String) -> Void,
+        onShed: @escaping @Sendable (_ coalesced: Int, _ dropped: Int) -> Void = { _, _ in }
+    ) {
         self.log = log
+        self.onShed = onShed
     }
 
     /// Queues a notification (or counts it as coalesced or dropped). Never blocks.
@@ -77,6 +83,11 @@ package final class UpstreamEvents: AsyncSequence, Sendable {
             return (.queued, (follower, event))
         }
         if let (follower, event) = wake { follower.resume(returning: event) }
+        switch outcome {
+        case .queued: break
+        case .coalesced: onShed(1, 0)
+        case .dropped: onShed(0, 1)
+        }
         switch outcome {
         case .queued:
             break
