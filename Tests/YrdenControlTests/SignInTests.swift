@@ -61,11 +61,11 @@ import YrdenTransport
         #expect(
             waiting == SignInStatus(status: "waitingForUser", authorizationURL: "https://a/authorize", expiresAt: 12)
         )
-        #expect(waiting.summary == "sign-in needed: open https://a/authorize")
+        #expect(waiting.logLine == "sign-in needed: open https://a/authorize")
         #expect(SignInStatus(.failed(reason: "denied")) == SignInStatus(status: "failed", reason: "denied"))
-        #expect(SignInStatus(.failed(reason: "denied")).summary == "sign-in failed: denied")
-        #expect(SignInStatus(.needsReauth(reason: "signed out")).summary == "sign-in needed: signed out")
-        #expect(SignInStatus(.complete).summary == "sign-in: complete")
+        #expect(SignInStatus(.failed(reason: "denied")).logLine == "sign-in failed: denied")
+        #expect(SignInStatus(.needsReauth(reason: "signed out")).logLine == "sign-in needed: signed out")
+        #expect(SignInStatus(.complete).logLine == "sign-in: complete")
     }
 
     @Test func aServerWithoutOAuthHasNoSignIn() throws {

@@ -12,14 +12,4 @@ extension SignInStatus {
         }
     }
 
-    /// The server log's line for this change: the authorization URL is shown (it carries no secret), tokens
-    /// never are.
-    package var summary: String {
-        switch status {
-        case "waitingForUser": "sign-in needed: open \(authorizationURL ?? "")"
-        case "failed": "sign-in failed: \(reason ?? "")"
-        case "needsReauth": "sign-in needed: \(reason ?? "")"
-        default: "sign-in: \(status)"
-        }
-    }
 }

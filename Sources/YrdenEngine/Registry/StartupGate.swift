@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Holds a client's first `initialize` and list requests until every enabled server has finished its first
 /// connection attempt, so a client started together with the gateway (a stdio host, an agent launched with
 /// it) sees the whole catalog, its capabilities and instructions, instead of an empty list it keeps.
@@ -14,31 +12,18 @@ final class StartupGate: Sendable {
     static let maxWaiters = 4096
 
     let deadline: ContinuousClock.Instant
-
-    private struct State {
-        var isOpen: Bool
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var lastID: UInt64 = 0
-    }
-
-    private let state: Mutex<State>
+    private let opened = Completion(maxWaiters: StartupGate.maxWaiters)
 
     init(deadline: ContinuousClock.Instant) {
         self.deadline = deadline
-        state = Mutex(State(isOpen: deadline <= .now))
+        if deadline <= .now { opened.signal() }
     }
 
-    var isOpen: Bool { state.withLock { $0.isOpen } }
+    var isOpen: Bool { opened.isDone }
 
     /// Opens the gate for good and releases every waiter.
     func open() {
-        let released = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard !state.isOpen else { return [] }
-            state.isOpen = true
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
-        }
-        released.forEach { $0.resume() }
+        opened.signal()
     }
 
     /// Returns once the gate is open, its deadline has passed, or the calling task is cancelled.
@@ -46,36 +31,13 @@ final class StartupGate: Sendable {
         guard !isOpen else { return }
         guard ContinuousClock.now < deadline else { return open() }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.opened() }
+            group.addTask { await self.opened.wait() }
             group.addTask {
                 try? await Task.sleep(until: self.deadline, clock: .continuous)
                 if !Task.isCancelled { self.open() }
             }
             await group.next()
             group.cancelAll()
-        }
-    }
-
-    /// Suspends until ``open()``, or until the task is cancelled.
-    private func opened() async {
-        let id = state.withLock { state in
-            state.lastID += 1
-            return state.lastID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                // Checked under the lock: a cancellation either came before (seen here) or finds the waiter.
-                let held = state.withLock { state in
-                    guard !state.isOpen, !Task.isCancelled, state.waiters.count < Self.maxWaiters else {
-                        return false
-                    }
-                    state.waiters[id] = continuation
-                    return true
-                }
-                if !held { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

@@ -1,10 +1,12 @@
 import Synchronization
 import YrdenTransport
 
-/// A one-shot signal: a connection has stopped, or has carried out an operator's command.
+/// A one-shot signal: a connection has stopped, has carried out an operator's command, or the startup gate
+/// has opened.
 ///
 /// Waiters are continuations the signal resumes (an event, not a poll). A wait with a deadline answers at
 /// whichever comes first, so an operator's change answers within its limit however long a server takes.
+/// Past `maxWaiters` a wait returns at once rather than being held (bounded memory under a flood).
 final class Completion: Sendable {
     private struct State {
         var isDone = false
@@ -13,8 +15,11 @@ final class Completion: Sendable {
     }
 
     private let state = Mutex(State())
+    private let maxWaiters: Int
 
-    init() {}
+    init(maxWaiters: Int = .max) {
+        self.maxWaiters = maxWaiters
+    }
 
     var isDone: Bool { state.withLock { $0.isDone } }
 
@@ -37,7 +42,8 @@ final class Completion: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let held = state.withLock { state in
-                    guard !state.isDone, !Task.isCancelled else { return false }
+                    // Checked under the lock: a cancellation either came before (seen here) or finds the waiter.
+                    guard !state.isDone, !Task.isCancelled, state.waiters.count < maxWaiters else { return false }
                     state.waiters[id] = continuation
                     return true
                 }

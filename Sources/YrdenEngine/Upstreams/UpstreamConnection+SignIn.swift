@@ -32,18 +32,6 @@ extension UpstreamConnection {
     }
 }
 
-extension SignInStatus {
-    /// A log line for a change; the authorization URL is shown (it carries no secret), tokens never.
-    var logLine: String {
-        switch status {
-        case "waitingForUser": "sign-in needed: open \(authorizationURL ?? "the authorization URL")"
-        case "failed": "sign-in failed: \(reason ?? "no reason given")"
-        case "needsReauth": "sign-in needed: \(reason ?? "the tokens are no longer valid")"
-        default: "sign-in: \(status)"
-        }
-    }
-}
-
 extension ServerSpec {
     /// Whether the server signs in with OAuth before it is reached.
     var signsIn: Bool {

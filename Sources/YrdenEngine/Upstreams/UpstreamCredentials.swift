@@ -50,3 +50,15 @@ package struct SignInStatus: Sendable, Hashable {
         self.reason = reason
     }
 }
+
+extension SignInStatus {
+    /// A log line for a change; the authorization URL is shown (it carries no secret), tokens never.
+    package var logLine: String {
+        switch status {
+        case "waitingForUser": "sign-in needed: open \(authorizationURL ?? "the authorization URL")"
+        case "failed": "sign-in failed: \(reason ?? "no reason given")"
+        case "needsReauth": "sign-in needed: \(reason ?? "the tokens are no longer valid")"
+        default: "sign-in: \(status)"
+        }
+    }
+}
