@@ -179,8 +179,9 @@ import YrdenProtocol
         _ = await call.task.value
         // Answered: at the old deadline the timer finds nothing and parks without another sleep.
         time.advance(by: .seconds(1))
-        let next = await sleeps.next()
+        // The next sleep the timer starts is towards the next request's deadline, not another wait of its own.
         let later = await Self.send("y", on: client, sent: &sent, options: RequestOptions(timeout: .seconds(30)))
+        let next = await sleeps.next()
         #expect(next == time.now + .seconds(30))
         await client.close()
         #expect(time.waiting == 0)
