@@ -14,31 +14,43 @@ extension MCPEndpoint {
         } catch {
             return FrontResponses.rpcError(400, error)
         }
-        if case .single(.success(.request(let call)), _) = body, call.method == MCPMethod.initialize {
-            return await initialize(call)
-        }
-        if case .single(.success(.request(let call)), _) = body, Self.isStatelessEra(call) {
-            return FrontResponses.rpcError(400, Self.unsupportedEra(call), id: call.id)
-        }
-        let session: DownstreamSession
-        switch self.session(for: request) {
-        case .refused(let response): return response
-        case .found(let found): session = found
+        // `initialize` opens a new session whatever session header came with it; everything else runs in
+        // the session its header names (none: the gateway says which message needs one).
+        var session: DownstreamSession?
+        if !body.isInitialize, request.headers[Self.sessionHeader] != nil {
+            switch self.session(for: request) {
+            case .refused(let response): return response
+            case .found(let found): session = found
+            }
         }
         switch body {
-        case .single(.failure(let error), let id):
-            return FrontResponses.rpcError(400, error, id: id)
-        case .single(.success(.request(let call)), _):
-            return await answer(call, session: session)
-        case .single(.success(.notification(let notification)), _):
-            gateway.handle(notification, session: session)
-            return FrontResponses.accepted
-        case .single(.success(.response), _):
-            // The gateway sends no requests to clients yet, so there is nothing to match a response to.
-            return FrontResponses.accepted
+        case .single(let message, let rawID):
+            return await answer(gateway.receive(message, rawID: rawID, session: session))
         case .batch(let members):
+            guard let session else { return Self.missingSession(id: nil) }
             return await batch(members, session: session)
         }
+    }
+
+    /// The HTTP answer to one message's step.
+    private func answer(_ step: InboundStep) async -> HTTPResponse {
+        switch step {
+        case .answer(let response):
+            return FrontResponses.jsonRPC(400, .response(response))
+        case .initialize(let call):
+            return await initialize(call)
+        case .request(let call, let session):
+            return await answer(call, session: session)
+        case .needsSession(let id):
+            return Self.missingSession(id: id)
+        case .accepted:
+            return FrontResponses.accepted
+        }
+    }
+
+    /// 400 for a message sent without `Mcp-Session-Id`, as Streamable HTTP asks.
+    static func missingSession(id: JSONRPCID?) -> HTTPResponse {
+        FrontResponses.rpcError(400, .invalidRequest("missing \(sessionHeader) header; send initialize first"), id: id)
     }
 
     private func initialize(_ call: JSONRPCRequest) async -> HTTPResponse {
@@ -97,40 +109,20 @@ extension MCPEndpoint {
         let gateway = self.gateway
         let answers = await BoundedFanOut.map(count: members.count, width: Self.batchMembersInFlight) {
             index -> JSONRPCResponse? in
-            let member = members[index]
-            switch member.0 {
-            case .failure(let error):
-                return JSONRPCResponse(id: member.rawID, error: error)
-            case .success(.request(let call)) where call.method == MCPMethod.initialize:
+            let (message, rawID) = members[index]
+            switch gateway.receive(message, rawID: rawID, session: session) {
+            case .answer(let response):
+                return response
+            case .initialize(let call):
                 return JSONRPCResponse(id: call.id, error: .invalidRequest("initialize cannot be batched"))
-            case .success(.request(let call)):
+            case .request(let call, let session):
                 return await gateway.handle(call, session: session, related: nil)
-            case .success(.notification(let notification)):
-                gateway.handle(notification, session: session)
-                return nil
-            case .success(.response):
+            case .needsSession, .accepted:
                 return nil
             }
         }
         let responses = answers.compactMap { $0 }
         guard !responses.isEmpty else { return FrontResponses.accepted }
         return FrontResponses.json(200, .array(responses.map { JSONRPCMessage.response($0).json }))
-    }
-
-    /// A request in the 2026-07-28 per-request envelope, which this gateway does not speak yet.
-    static func isStatelessEra(_ call: JSONRPCRequest) -> Bool {
-        call.params?["_meta"]?["io.modelcontextprotocol/protocolVersion"] != nil || call.method == "server/discover"
-    }
-
-    /// -32022 listing the handshake revisions, which tells dual-era clients to fall back to `initialize`.
-    static func unsupportedEra(_ call: JSONRPCRequest) -> JSONRPCError {
-        let requested = call.params?["_meta"]?["io.modelcontextprotocol/protocolVersion"] ?? .null
-        return JSONRPCError(
-            code: -32022,
-            message: "Unsupported protocol version; this gateway speaks the initialize handshake",
-            data: [
-                "supported": .array(ProtocolVersion.supported.reversed().map { .string($0) }), "requested": requested,
-            ]
-        )
     }
 }

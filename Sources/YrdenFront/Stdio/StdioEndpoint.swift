@@ -62,22 +62,16 @@ struct StdioConnection: Sendable {
                     output(.response(JSONRPCResponse(id: nil, error: error)))
                     continue
                 }
-                guard case .single(let outcome, let rawID) = body else {
+                guard case .single(let message, let rawID) = body else {
                     output(
                         .response(JSONRPCResponse(id: nil, error: .invalidRequest("batches are not served over stdio")))
                     )
                     continue
                 }
-                switch outcome {
-                case .failure(let error):
-                    output(.response(JSONRPCResponse(id: rawID, error: error)))
-                case .success(.request(let request)) where request.method == MCPMethod.initialize:
-                    guard session == nil else {
-                        output(
-                            .response(JSONRPCResponse(id: request.id, error: .invalidRequest("already initialized")))
-                        )
-                        continue
-                    }
+                switch gateway.receive(message, rawID: rawID, session: session) {
+                case .answer(let response):
+                    output(.response(response))
+                case .initialize(let request):
                     let opened: DownstreamSession
                     let response: JSONRPCResponse
                     do throws(SessionLimitReached) {
@@ -91,13 +85,7 @@ struct StdioConnection: Sendable {
                     output(.response(response))
                     let notifications = opened.openNotificationStream()
                     group.addTask { for await message in notifications { output(message) } }
-                case .success(.request(let request)):
-                    guard let current = session else {
-                        output(
-                            .response(JSONRPCResponse(id: request.id, error: .invalidRequest("send initialize first")))
-                        )
-                        continue
-                    }
+                case .request(let request, let current):
                     guard slots.take() else {
                         output(.response(JSONRPCResponse(id: request.id, error: slots.busy)))
                         continue
@@ -111,9 +99,9 @@ struct StdioConnection: Sendable {
                         }
                         slots.release()
                     }
-                case .success(.notification(let notification)):
-                    if let current = session { gateway.handle(notification, session: current) }
-                case .success(.response):
+                case .needsSession(let id?):
+                    output(.response(JSONRPCResponse(id: id, error: .invalidRequest("send initialize first"))))
+                case .needsSession(nil), .accepted:
                     continue
                 }
             }

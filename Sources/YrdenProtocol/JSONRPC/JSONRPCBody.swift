@@ -35,6 +35,12 @@ package enum JSONRPCBody: Sendable {
         return .single(classify(value), rawID: JSONRPCMessage.bestEffortID(value))
     }
 
+    /// A single `initialize` request: the one message that opens a session instead of running in one.
+    package var isInitialize: Bool {
+        guard case .single(.success(.request(let request)), _) = self else { return false }
+        return request.method == MCPMethod.initialize
+    }
+
     private static func classify(_ value: JSONValue) -> Result<JSONRPCMessage, JSONRPCError> {
         Result { () throws(JSONRPCError) in try JSONRPCMessage(value) }
     }
