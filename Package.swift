@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(name: "YrdenHTTPServerTests", dependencies: ["YrdenHTTPServer"], swiftSettings: strict),
         .testTarget(
             name: "YrdenTransportTests",
-            dependencies: ["YrdenTransport", "YrdenProtocol"],
+            dependencies: ["YrdenTransport", "YrdenProtocol", "YrdenTesting"],
             swiftSettings: strict
         ),
         .testTarget(name: "YrdenFrontTests", dependencies: ["YrdenFront"], swiftSettings: strict),

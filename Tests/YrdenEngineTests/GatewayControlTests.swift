@@ -2,6 +2,7 @@ import Logging
 import Synchronization
 import Testing
 import YrdenConfig
+import YrdenTesting
 
 @testable import YrdenEngine
 
@@ -86,7 +87,7 @@ import YrdenConfig
     /// A running gateway whose servers take `closeDelay` to close, as a busy child process slow to exit
     /// would; returns once every one of them is connected.
     private func slowToStop(_ ids: [String], closeDelay: Duration) async -> RunningGateway {
-        let channels = ScriptedChannels(ScriptedChannels.Script(closeDelay: closeDelay))
+        let channels = FakeUpstreams(FakeUpstreamScript(closeDelay: closeDelay))
         let running = RunningGateway(ids.map { stdioSpec($0) }, channels: channels)
         await running.until { snapshot in ids.allSatisfy { snapshot.links[$0]?.state.isConnected == true } }
         return running
@@ -112,7 +113,7 @@ import YrdenConfig
         #expect(!stoppedInTime)
         try gateway.addServer(stdioSpec("a"))
         #expect(await running.until { $0.links["a"]?.state.isConnected == true })
-        #expect(running.channels.journal.entries == ["open a", "closed a", "open a"])
+        #expect(running.channels.journal.elements == ["open a", "closed a", "open a"])
         await running.stop()
     }
 

@@ -3,182 +3,10 @@ import Synchronization
 import Testing
 import YrdenConfig
 import YrdenProtocol
+import YrdenTesting
 import YrdenTransport
 
 @testable import YrdenEngine
-
-/// Channels for these tests: each answers `initialize`, `ping` and `tools/list` like a small MCP server,
-/// or never answers at all, and takes `closeDelay` to close (as a child process that is slow to exit).
-final class ScriptedChannels: UpstreamChannelFactory {
-    struct Script: Sendable {
-        var answers = true
-        var closeDelay: Duration = .zero
-        var protocolVersion = "2025-06-18"
-    }
-
-    private let script: Mutex<Script>
-    private let live = Mutex<[String: ScriptedChannel]>([:])
-    private let opened = Mutex<[String: Int]>([:])
-    /// `open <id>` and `closed <id>` in the order they happened.
-    let journal = Journal()
-
-    init(_ script: Script = Script()) {
-        self.script = Mutex(script)
-    }
-
-    func change(_ edit: (inout Script) -> Void) { script.withLock { edit(&$0) } }
-
-    func opens(_ id: String) -> Int { opened.withLock { $0[id] ?? 0 } }
-
-    /// Ends server `id`'s channel as a child process that exits would.
-    func crash(_ id: String) {
-        live.withLock { $0[id] }?.handler.closed(UpstreamError(.process, "the server exited with status 1"))
-    }
-
-    func open(
-        _ route: ChannelRoute,
-        for spec: ServerSpec,
-        handler: UpstreamChannelHandler
-    ) throws(UpstreamError) -> any UpstreamChannel {
-        let journal = self.journal
-        let id = spec.id
-        let channel = ScriptedChannel(script: { [self] in script.withLock { $0 } }, handler: handler) {
-            journal.append("closed \(id)")
-        }
-        live.withLock { $0[spec.id] = channel }
-        opened.withLock { $0[spec.id, default: 0] += 1 }
-        journal.append("open \(id)")
-        return channel
-    }
-}
-
-/// What happened, in order, written from any thread.
-final class Journal: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var entries: [String] { lines.withLock { $0 } }
-}
-
-final class ScriptedChannel: UpstreamChannel {
-    /// The factory's script as it is now: a change applies to channels already open too.
-    let script: @Sendable () -> ScriptedChannels.Script
-    let handler: UpstreamChannelHandler
-    let onClosed: @Sendable () -> Void
-
-    init(
-        script: @escaping @Sendable () -> ScriptedChannels.Script,
-        handler: UpstreamChannelHandler,
-        onClosed: @escaping @Sendable () -> Void
-    ) {
-        self.script = script
-        self.handler = handler
-        self.onClosed = onClosed
-    }
-
-    func send(_ frame: [UInt8]) throws(UpstreamError) {
-        let script = self.script()
-        guard script.answers, let value = try? JSONValue.parse(frame),
-            case .request(let request)? = try? JSONRPCMessage(value)
-        else { return }
-        let result: JSONValue
-        switch request.method {
-        case MCPMethod.initialize:
-            result = [
-                "protocolVersion": .string(script.protocolVersion),
-                "capabilities": ["tools": [:]],
-                "serverInfo": ["name": "scripted", "version": "1.0"],
-            ]
-        case MCPMethod.toolsList:
-            result = ["tools": [["name": "echo", "inputSchema": ["type": "object"]]]]
-        default:
-            result = [:]
-        }
-        let answer = JSONRPCMessage.response(JSONRPCResponse(id: request.id, result: result)).serialized()
-        let handler = self.handler
-        // Delivered later, as a transport's reader would, never inside `send`.
-        Task { handler.frame(answer) }
-    }
-
-    func close() async {
-        let delay = script().closeDelay
-        if delay > .zero { try? await Task.sleep(for: delay) }
-        onClosed()
-    }
-}
-
-/// A running gateway over scripted channels, and waits on its events with a deadline.
-struct RunningGateway {
-    let gateway: Gateway
-    let channels: ScriptedChannels
-    let task: Task<Void, Never>
-
-    init(
-        _ specs: [ServerSpec],
-        channels: ScriptedChannels = ScriptedChannels(),
-        credentials: (any UpstreamCredentials)? = nil
-    ) {
-        self.channels = channels
-        let gateway = Gateway(
-            config: GatewayConfig(servers: specs),
-            logger: Logger(label: "test"),
-            connector: UpstreamConnector(channels: channels, credentials: credentials)
-        )
-        self.gateway = gateway
-        task = Task { await gateway.run() }
-    }
-
-    init(observing gateway: Gateway, channels: ScriptedChannels, task: Task<Void, Never>) {
-        self.gateway = gateway
-        self.channels = channels
-        self.task = task
-    }
-
-    /// Waits until `condition` holds for the snapshot, for at most `limit`; `false` if it never did.
-    @discardableResult
-    func until(
-        within limit: Duration = .seconds(10),
-        _ condition: @escaping @Sendable (Gateway.Snapshot) -> Bool
-    ) async -> Bool {
-        let gateway = self.gateway
-        let events = gateway.events.subscribe()
-        if condition(gateway.snapshot) { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in events where condition(gateway.snapshot) { return true }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first || condition(gateway.snapshot)
-        }
-    }
-
-    func stop() async {
-        task.cancel()
-        await task.value
-    }
-}
-
-func stdioSpec(
-    _ id: String,
-    disabled: Bool = false,
-    reconnect: ReconnectPolicy = .backoff(
-        initialDelay: .milliseconds(50),
-        maxDelay: .milliseconds(50),
-        maxAttempts: nil
-    )
-) -> ServerSpec {
-    ServerSpec(
-        id: id,
-        transport: .stdio(command: "scripted", args: [], env: [:], cwd: nil),
-        reconnect: reconnect,
-        disabled: disabled
-    )
-}
 
 /// What the engine publishes about a server's connections: its state, its last handshake and era, its last
 /// lists, and its last failure with when it happened.
@@ -197,7 +25,7 @@ func stdioSpec(
     }
 
     @Test func aFailureIsKeptWithItsTimeWhileTheNextAttemptRunsAndClearedOnceConnected() async throws {
-        let channels = ScriptedChannels()
+        let channels = FakeUpstreams()
         let running = RunningGateway([stdioSpec("a")], channels: channels)
         #expect(await running.until { $0.links["a"]?.state.isConnected == true })
         channels.change { $0.answers = false }
@@ -299,7 +127,7 @@ func stdioSpec(
     }
 
     @Test func stoppingTheGatewayWaitsForEveryConnectionToClose() async throws {
-        let channels = ScriptedChannels(ScriptedChannels.Script(closeDelay: .milliseconds(300)))
+        let channels = FakeUpstreams(FakeUpstreamScript(closeDelay: .milliseconds(300)))
         let running = RunningGateway([stdioSpec("a"), stdioSpec("b")], channels: channels)
         #expect(await running.until { $0.links.values.allSatisfy(\.state.isConnected) })
         let started = ContinuousClock.now

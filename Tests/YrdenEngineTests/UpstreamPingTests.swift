@@ -1,105 +1,16 @@
 import Logging
-import Synchronization
 import Testing
 import YrdenConfig
+import YrdenTesting
 import YrdenTransport
 
 @testable import YrdenEngine
 
-/// Manual time: sleepers wake only when the test advances the clock past their deadline.
-final class ManualTime: TimeSource {
-    private struct State {
-        var now = ContinuousClock.now
-        var sleepers: [UInt64: (deadline: ContinuousClock.Instant, wake: CheckedContinuation<Void, any Error>)] = [:]
-        var lastID: UInt64 = 0
-        var watchers: [(count: Int, wake: CheckedContinuation<Void, Never>)] = []
-    }
-
-    private let state = Mutex(State())
-
-    var now: ContinuousClock.Instant { state.withLock { $0.now } }
-
-    func sleep(until deadline: ContinuousClock.Instant) async throws {
-        let id = state.withLock { state in
-            state.lastID += 1
-            return state.lastID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (outcome, watchers) = state.withLock {
-                    state -> (Result<Void, any Error>?, [CheckedContinuation<Void, Never>]) in
-                    if Task.isCancelled { return (.failure(CancellationError()), []) }
-                    if deadline <= state.now { return (.success(()), []) }
-                    state.sleepers[id] = (deadline, continuation)
-                    return (nil, Self.satisfied(&state))
-                }
-                watchers.forEach { $0.resume() }
-                if let outcome { continuation.resume(with: outcome) }
-            }
-        } onCancel: {
-            state.withLock { $0.sleepers.removeValue(forKey: id) }?.wake.resume(throwing: CancellationError())
-        }
-    }
-
-    /// Moves time forward and wakes every sleeper whose deadline has come, earliest first.
-    func advance(by duration: Duration) {
-        let due = state.withLock { state in
-            state.now += duration
-            let now = state.now
-            let due = state.sleepers.filter { $0.value.deadline <= now }.sorted {
-                $0.value.deadline < $1.value.deadline
-            }
-            for (id, _) in due { state.sleepers.removeValue(forKey: id) }
-            return due.map(\.value.wake)
-        }
-        due.forEach { $0.resume() }
-    }
-
-    /// Returns once at least `count` tasks sleep on this clock, or after `limit` of real time (then `false`).
-    func parked(_ count: Int, within limit: Duration = .seconds(5)) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let ready = self.state.withLock { state in
-                        if state.sleepers.count >= count { return true }
-                        state.watchers.append((count, continuation))
-                        return false
-                    }
-                    if ready { continuation.resume() }
-                }
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return false
-            }
-            let first = await group.next() ?? false
-            if !first { self.releaseWatchers() }
-            group.cancelAll()
-            return first
-        }
-    }
-
-    private func releaseWatchers() {
-        state.withLock { state in
-            defer { state.watchers.removeAll() }
-            return state.watchers.map(\.wake)
-        }.forEach { $0.resume() }
-    }
-
-    private static func satisfied(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
-        let count = state.sleepers.count
-        let ready = state.watchers.filter { $0.count <= count }.map(\.wake)
-        state.watchers.removeAll { $0.count <= count }
-        return ready
-    }
-}
-
 /// Pings, timed on the gateway's clock: due every 30 s, and three missed in a row replace the connection.
 @Suite struct UpstreamPingTests {
     @Test func threeMissedPingsReplaceTheConnection() async throws {
-        let time = ManualTime()
-        let channels = ScriptedChannels()
+        let time = TestClock()
+        let channels = FakeUpstreams()
         let gateway = Gateway(
             config: GatewayConfig(servers: [stdioSpec("a")]),
             logger: Logger(label: "test"),
@@ -125,8 +36,8 @@ final class ManualTime: TimeSource {
     }
 
     @Test func aRetryWaitsForItsInstantOnTheGatewaysClock() async throws {
-        let time = ManualTime()
-        let channels = ScriptedChannels()
+        let time = TestClock()
+        let channels = FakeUpstreams()
         let spec = stdioSpec(
             "a",
             reconnect: .backoff(initialDelay: .seconds(5), maxDelay: .seconds(5), maxAttempts: nil)

@@ -2,6 +2,7 @@ import Logging
 import Synchronization
 import Testing
 import YrdenConfig
+import YrdenTesting
 import YrdenTransport
 
 @testable import YrdenEngine
