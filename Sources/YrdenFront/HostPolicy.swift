@@ -11,6 +11,8 @@ import YrdenConfig
 package struct HostPolicy: Sendable {
     /// `nil` when every name passes (a listener that is not loopback).
     private let ownHosts: Set<String>?
+    /// Verdicts on the `Host` values seen, which a client repeats on every request.
+    private let verdicts = VerdictMemo()
 
     package init(listenHost: String, publicURL: String?) {
         guard ListenAddress.isLoopback(host: listenHost) else {
@@ -29,8 +31,10 @@ package struct HostPolicy: Sendable {
     /// every browser sends it.
     package func permits(_ host: String?) -> Bool {
         guard let ownHosts, let host else { return true }
-        let name = Self.normalized(Self.hostName(of: host))
-        return ListenAddress.isLoopback(host: name) || ownHosts.contains(name)
+        return verdicts.verdict(for: host) { host in
+            let name = Self.normalized(Self.hostName(of: host))
+            return ListenAddress.isLoopback(host: name) || ownHosts.contains(name)
+        }
     }
 
     /// Lowercased, without IPv6 brackets or a trailing dot (`LOCALHOST.` is `localhost`).

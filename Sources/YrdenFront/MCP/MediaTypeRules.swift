@@ -9,9 +9,15 @@ enum MediaTypeRules {
 
     /// Whether a POST's `Accept` lets the endpoint answer with JSON and with an SSE stream.
     static func acceptsPostAnswers(_ accept: String?) -> Bool {
-        let ranges = acceptedRanges(accept)
-        return covers(ranges, json) && covers(ranges, eventStream)
+        guard let accept else { return false }
+        return postAnswers.verdict(for: accept) { accept in
+            let ranges = acceptedRanges(accept)
+            return covers(ranges, json) && covers(ranges, eventStream)
+        }
     }
+
+    /// Verdicts on the `Accept` values of POSTs, which a client repeats on every call.
+    private static let postAnswers = VerdictMemo()
 
     /// Whether a GET's `Accept` lets the endpoint answer with an SSE stream.
     static func acceptsStream(_ accept: String?) -> Bool {
