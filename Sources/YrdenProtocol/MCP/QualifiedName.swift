@@ -9,6 +9,8 @@ package enum QualifiedName {
 
     package static func make(prefix: String, separator: String, name: String) -> String {
         let raw = prefix + separator + name
+        // The common case, checked on the bytes: a name that already fits is kept as it is.
+        if raw.utf8.count <= maxLength, !raw.isEmpty, raw.utf8.allSatisfy(isAllowedByte) { return raw }
         let cleaned = String(raw.unicodeScalars.map { isAllowed($0) ? Character($0) : "_" })
         if cleaned == raw, raw.utf8.count <= maxLength, !raw.isEmpty { return raw }
         let suffix = "_" + stableHash(raw)
@@ -18,6 +20,15 @@ package enum QualifiedName {
     /// Whether a name may be shown as it is.
     package static func isValid(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= maxLength && name.unicodeScalars.allSatisfy(isAllowed)
+    }
+
+    private static func isAllowedByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            true
+        default: false
+        }
     }
 
     private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
