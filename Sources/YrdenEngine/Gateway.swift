@@ -25,6 +25,8 @@ package final class Gateway: Sendable {
     /// Serializes writers, so the aggregate is rebuilt while only writers wait: readers take ``state`` just
     /// long enough to copy or swap the snapshot, whatever size the upstreams' catalogs are.
     private let writer = Mutex(())
+    /// Changes waiting for the writer lock; see ``update(_:)``.
+    private let queued = Mutex<[QueuedChange]>([])
     let startedAt = ContinuousClock.now
     /// Holds the first `initialize` and lists until every enabled server's first attempt is over.
     let startup: StartupGate
@@ -136,49 +138,83 @@ package final class Gateway: Sendable {
     }
 
     /// Changes the snapshot (any number of servers, their order), then rebuilds the aggregate and notifies
-    /// sessions and event subscribers of whatever differs.
+    /// sessions and event subscribers of whatever differs. Returns once the change is applied.
     ///
-    /// The change and the rebuild run under the writer lock on a copy; the readers' lock is held only to
-    /// take that copy and to swap the result in. Whether a list changed is decided by fingerprints.
+    /// Changes are combined: each is queued, and the writer that takes the writer lock applies every change
+    /// waiting and rebuilds the aggregate once for all of them, so 200 servers connecting together cost a few
+    /// rebuilds, not 200. The rebuild runs on a copy; the readers' lock is held only to take that copy and to
+    /// swap the result in. Whether a list changed is decided by fingerprints.
     @discardableResult
     func update<Result>(_ change: (inout Snapshot) -> Result) -> Result {
-        let (result, before, after, changedKinds, conflicts) = writer.withLock { _ in
-            let before = state.withLock { $0 }
-            var snapshot = before
-            let result = change(&snapshot)
-            let sources = snapshot.specs.compactMap { spec -> CatalogSource? in
-                guard let link = snapshot.links[spec.id], link.state.isConnected, let catalog = link.catalog else {
-                    return nil
-                }
-                let filter = spec.toolFilter
-                return CatalogSource(
-                    server: spec.id,
-                    prefix: spec.prefix,
-                    permitsTool: { filter.permits($0) },
-                    catalog: catalog
-                )
-            }
-            snapshot.catalog = AggregatedCatalog(sources: sources, separator: settings.toolSeparator)
-            let changed = Self.changedKinds(before.catalog, snapshot.catalog)
-            if !changed.isEmpty { snapshot.generation += 1 }
-            let known = Set(before.catalog.conflicts)
-            let newConflicts = snapshot.catalog.conflicts.filter { !known.contains($0) }
-            state.withLock { [snapshot] in $0 = snapshot }
-            return (result, before, snapshot, changed, newConflicts)
+        withoutActuallyEscaping(change) { change in
+            var result: Result?
+            queued.withLock { $0.append(QueuedChange { result = change(&$0) }) }
+            // The writer that took the lock before may have applied this change already; then there is nothing
+            // left to apply here, and that writer announces it.
+            if let applied = writer.withLock({ _ in applyQueued() }) { announce(applied) }
+            return result!
         }
-        for conflict in conflicts { logger.warning("catalog conflict: \(conflict)") }
-        if !startup.isOpen, after.firstAttemptsFinished { startup.open() }
-        let changes = GatewayEvent.changes(from: before, to: after)
-        recordStates(changes)
-        events.publish(changes)
-        guard !changedKinds.isEmpty else { return result }
-        let notifications = Set(changedKinds.map(\.listChangedNotification)).sorted().map {
+    }
+
+    /// Applies every queued change in order and rebuilds the aggregate; `nil` when the queue was empty.
+    /// Called only under the writer lock.
+    private func applyQueued() -> AppliedChanges? {
+        let batch = queued.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+        guard !batch.isEmpty else { return nil }
+        let before = state.withLock { $0 }
+        var snapshot = before
+        var events: [GatewayEvent] = []
+        for change in batch {
+            let previous = snapshot
+            change.apply(&snapshot)
+            // In a batch, each change's own steps are announced (a server connecting, then connected); the
+            // counts they carry catch up in the catalog events below.
+            if batch.count > 1 { events += GatewayEvent.changes(from: previous, to: snapshot) }
+        }
+        let applied = snapshot
+        snapshot.catalog = aggregate(snapshot)
+        let changed = Self.changedKinds(before.catalog, snapshot.catalog)
+        if !changed.isEmpty { snapshot.generation += 1 }
+        let known = Set(before.catalog.conflicts)
+        let newConflicts = snapshot.catalog.conflicts.filter { !known.contains($0) }
+        state.withLock { [snapshot] in $0 = snapshot }
+        events += GatewayEvent.changes(from: batch.count > 1 ? applied : before, to: snapshot)
+        return AppliedChanges(after: snapshot, events: events, changedKinds: changed, conflicts: newConflicts)
+    }
+
+    /// The merged catalog of every connected server, in config order.
+    private func aggregate(_ snapshot: Snapshot) -> AggregatedCatalog {
+        let sources = snapshot.specs.compactMap { spec -> CatalogSource? in
+            guard let link = snapshot.links[spec.id], link.state.isConnected, let catalog = link.catalog else {
+                return nil
+            }
+            let filter = spec.toolFilter
+            return CatalogSource(
+                server: spec.id,
+                prefix: spec.prefix,
+                permitsTool: { filter.permits($0) },
+                catalog: catalog
+            )
+        }
+        return AggregatedCatalog(sources: sources, separator: settings.toolSeparator)
+    }
+
+    /// Tells the log, the startup gate, metrics, event subscribers and every session what a batch changed.
+    private func announce(_ applied: AppliedChanges) {
+        for conflict in applied.conflicts { logger.warning("catalog conflict: \(conflict)") }
+        if !startup.isOpen, applied.after.firstAttemptsFinished { startup.open() }
+        recordStates(applied.events)
+        events.publish(applied.events)
+        guard !applied.changedKinds.isEmpty else { return }
+        let notifications = Set(applied.changedKinds.map(\.listChangedNotification)).sorted().map {
             JSONRPCMessage.notification(JSONRPCNotification(method: $0))
         }
         for session in sessions.all() {
             notifications.forEach { session.deliver($0) }
         }
-        return result
     }
 
     private func recordStates(_ changes: [GatewayEvent]) {
@@ -203,4 +239,24 @@ package final class Gateway: Sendable {
         }
         return kinds
     }
+}
+
+/// A change to the snapshot waiting for the writer lock, applied by whichever writer takes it next.
+///
+/// Unchecked: `apply` runs only under the writer lock, while the caller that queued it waits for that same
+/// lock, so it never runs concurrently with its caller or with another change.
+private final class QueuedChange: @unchecked Sendable {
+    let apply: (inout Gateway.Snapshot) -> Void
+
+    init(_ apply: @escaping (inout Gateway.Snapshot) -> Void) {
+        self.apply = apply
+    }
+}
+
+/// What one batch of changes did, announced after the writer lock is released.
+private struct AppliedChanges: Sendable {
+    var after: Gateway.Snapshot
+    var events: [GatewayEvent]
+    var changedKinds: [ServerCatalog.Kind]
+    var conflicts: [String]
 }
