@@ -1,4 +1,5 @@
 import CoreMetrics
+import Synchronization
 import YrdenProtocol
 import YrdenTransport
 
@@ -29,9 +30,9 @@ enum GatewayMetrics {
     /// One request forwarded to `server`: counted, timed, and its transport failure counted by kind.
     static func recordRequest(server: String, method: String, duration: Duration, failure: UpstreamError.Kind?) {
         let method = methods.contains(method) ? method : "other"
-        let dimensions = [("server", server), ("method", method)]
-        Counter(label: requests, dimensions: dimensions).increment()
-        Timer(label: durationLabel, dimensions: dimensions).recordInterval(duration)
+        let handles = requestHandles.handles(server: server, method: method)
+        handles.count.increment()
+        handles.duration.recordInterval(duration)
         if let failure {
             Counter(label: errors, dimensions: [("server", server), ("kind", failure.rawValue)]).increment()
         }
@@ -49,6 +50,7 @@ enum GatewayMetrics {
     /// Drops every series labelled with `server`, so a removed server does not linger in scrapes as zeros.
     /// The label sets are all known (fixed methods, kinds and states), so each one can be named and destroyed.
     static func forget(server: String) {
+        requestHandles.forget(server: server)
         for name in states {
             Gauge(label: stateLabel, dimensions: [("server", server), ("state", name)]).destroy()
         }
@@ -74,6 +76,10 @@ enum GatewayMetrics {
         }
     }
 
+    /// The request counter and timer of each server and method, made once: asking the backend for them by
+    /// label on every call took a registry lock and built their names each time.
+    static let requestHandles = RequestMetricHandles()
+
     static func recordReconnect(server: String) {
         Counter(label: reconnects, dimensions: [("server", server)]).increment()
     }
@@ -83,5 +89,40 @@ extension Timer {
     fileprivate func recordInterval(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// The request counter and timer per server and method, kept for reuse. Bounded: methods come from a fixed
+/// set and servers from the config, and a server's handles go when it does.
+final class RequestMetricHandles: Sendable {
+    struct Key: Hashable {
+        var server: String
+        var method: String
+    }
+
+    struct Handles: Sendable {
+        var count: Counter
+        var duration: Timer
+    }
+
+    private let handles = Mutex<[Key: Handles]>([:])
+
+    func handles(server: String, method: String) -> Handles {
+        let key = Key(server: server, method: method)
+        if let known = handles.withLock({ $0[key] }) { return known }
+        let dimensions = [("server", server), ("method", method)]
+        let made = Handles(
+            count: Counter(label: GatewayMetrics.requests, dimensions: dimensions),
+            duration: Timer(label: GatewayMetrics.durationLabel, dimensions: dimensions)
+        )
+        return handles.withLock { handles in
+            if let raced = handles[key] { return raced }
+            handles[key] = made
+            return made
+        }
+    }
+
+    func forget(server: String) {
+        handles.withLock { handles in handles = handles.filter { $0.key.server != server } }
     }
 }
