@@ -77,15 +77,22 @@ package struct JSONObject: Sendable, Sequence {
         }
     }
 
-    package func makeIterator() -> some IteratorProtocol<Element> {
-        var index = 0
-        let keys = self.keys
-        let values = self.values
-        return AnyIterator {
-            guard index < keys.count else { return nil }
-            defer { index += 1 }
-            return (keys[index], values[index])
+    /// Members in order. A concrete iterator, not a type-erased one: serializing and digesting walk every
+    /// member of every object, and a closure call per member was a large share of listing a big catalog.
+    package struct Iterator: IteratorProtocol {
+        fileprivate let keys: [String]
+        fileprivate let values: [JSONValue]
+        fileprivate var position = 0
+
+        package mutating func next() -> Element? {
+            guard position < keys.count else { return nil }
+            defer { position += 1 }
+            return (keys[position], values[position])
         }
+    }
+
+    package func makeIterator() -> Iterator {
+        Iterator(keys: keys, values: values)
     }
 }
 

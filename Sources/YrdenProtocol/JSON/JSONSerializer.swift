@@ -21,8 +21,10 @@ extension JSONValue {
         case .string(let value): Self.writeString(value, into: &output)
         case .array(let values):
             output.append(UInt8(ascii: "["))
-            for (position, value) in values.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
+            var first = true
+            for value in values {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
                 value.write(into: &output)
             }
             output.append(UInt8(ascii: "]"))
@@ -56,7 +58,9 @@ extension JSONValue {
         var string = string
         string.withUTF8 { bytes in
             var runStart = 0
-            for (position, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            for position in bytes.indices {
+                let byte = bytes[position]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
                 runStart = position + 1
                 switch byte {
