@@ -19,6 +19,7 @@ package enum FreedMemory {
     package static func release() {
         guard pending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
+        // Detached on purpose: the trim runs after the caller is done with its buffers, never inside its work.
         Task.detached(priority: .background) {
             try? await Task.sleep(for: settleTime)
             pending.store(false, ordering: .releasing)

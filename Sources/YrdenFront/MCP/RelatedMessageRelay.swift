@@ -21,6 +21,7 @@ enum RelatedMessageRelay {
             of: JSONRPCMessage.self,
             bufferingPolicy: .bufferingNewest(bound)
         )
+        // Awaited below before returning; a task of its own so writing to the client never holds up the call.
         let relaying = Task {
             for await message in related { await write(message) }
         }

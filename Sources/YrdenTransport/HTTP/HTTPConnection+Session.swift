@@ -24,6 +24,7 @@ extension HTTPConnection {
         let renewal = state.withLock { state -> Task<Bool, Never> in
             if let renewal = state.renewal { return renewal }
             if state.sessionID != expired { return Task { true } }
+            // Shared by every request that met the expired session, so it belongs to none of them.
             let renewal = Task { await self.replayHandshake() }
             state.renewal = renewal
             return renewal

@@ -17,6 +17,7 @@ package final class LegacySSEChannel: UpstreamChannel {
         let connection = LegacySSEConnection(endpoint: endpoint, client: client, handler: handler)
         self.connection = connection
         self.outbox = outbox
+        // Owned by the channel, not its opener: it lives as long as the channel and `close()` ends it.
         worker = Task { await connection.run(work) }
     }
 

@@ -18,6 +18,7 @@ package final class StreamableHTTPChannel: UpstreamChannel {
         let connection = HTTPConnection(endpoint: endpoint, client: client, handler: handler, outbox: outbox)
         self.connection = connection
         self.outbox = outbox
+        // Owned by the channel, not its opener: it lives as long as the channel and `close()` ends it.
         worker = Task { await connection.run(work) }
     }
 
