@@ -25,6 +25,8 @@ package final class Gateway: Sendable {
     /// Serializes writers, so the aggregate is rebuilt while only writers wait: readers take ``state`` just
     /// long enough to copy or swap the snapshot, whatever size the upstreams' catalogs are.
     private let writer = Mutex(())
+    /// Each server's tools and prompts as prepared for the aggregate, kept between rebuilds.
+    private let contributions = CatalogContributions()
     /// Changes waiting for the writer lock; see ``update(_:)``.
     private let queued = Mutex<[QueuedChange]>([])
     let startedAt = ContinuousClock.now
@@ -196,9 +198,11 @@ package final class Gateway: Sendable {
                 server: spec.id,
                 prefix: spec.prefix,
                 permitsTool: { filter.permits($0) },
-                catalog: catalog
+                catalog: catalog,
+                contribution: contributions.contribution(of: spec, catalog: catalog, separator: settings.toolSeparator)
             )
         }
+        contributions.keepOnly(Set(snapshot.order))
         return AggregatedCatalog(sources: sources, separator: settings.toolSeparator)
     }
 

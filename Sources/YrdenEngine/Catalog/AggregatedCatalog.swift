@@ -12,17 +12,21 @@ package struct CatalogSource: Sendable {
     package var prefix: String
     package var permitsTool: @Sendable (String) -> Bool
     package var catalog: ServerCatalog
+    /// The server's tools and prompts already prepared for the aggregate; `nil`: prepared while merging.
+    package var contribution: CatalogContribution?
 
     package init(
         server: String,
         prefix: String,
         permitsTool: @escaping @Sendable (String) -> Bool = { _ in true },
-        catalog: ServerCatalog
+        catalog: ServerCatalog,
+        contribution: CatalogContribution? = nil
     ) {
         self.server = server
         self.prefix = prefix
         self.permitsTool = permitsTool
         self.catalog = catalog
+        self.contribution = contribution
     }
 }
 
@@ -60,30 +64,30 @@ package struct AggregatedCatalog: Sendable {
         for source in sources {
             var count = (tools: 0, prompts: 0, resources: 0)
             let catalog = source.catalog
-            for (tool, digest) in zip(catalog.tools, catalog.digests(.tools)) {
-                guard let name = tool["name"]?.stringValue, source.permitsTool(name) else { continue }
-                let exposed = QualifiedName.make(prefix: source.prefix, separator: separator, name: name)
-                let route = Route(server: source.server, name: name)
-                guard Self.claim(exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else { continue }
-                bareOwners[name, default: []].append((route, exposed))
-                listed.add(.tools, exposed, digest)
-                tools.append(.object(renamed(tool, to: exposed)))
+            let part =
+                source.contribution
+                ?? CatalogContribution(
+                    catalog: catalog,
+                    prefix: source.prefix,
+                    separator: separator,
+                    permitsTool: source.permitsTool
+                )
+            for tool in part.tools {
+                let route = Route(server: source.server, name: tool.name)
+                guard Self.claim(tool.exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else {
+                    continue
+                }
+                bareOwners[tool.name, default: []].append((route, tool.exposed))
+                listed.add(.tools, tool.exposed, tool.digest)
+                tools.append(tool.value)
                 count.tools += 1
             }
-            for (prompt, digest) in zip(catalog.prompts, catalog.digests(.prompts)) {
-                guard let name = prompt["name"]?.stringValue else { continue }
-                let exposed = QualifiedName.make(prefix: source.prefix, separator: separator, name: name)
-                guard
-                    Self.claim(
-                        exposed,
-                        Route(server: source.server, name: name),
-                        in: &promptRoutes,
-                        conflicts: &conflicts,
-                        kind: "prompt"
-                    )
+            for prompt in part.prompts {
+                let route = Route(server: source.server, name: prompt.name)
+                guard Self.claim(prompt.exposed, route, in: &promptRoutes, conflicts: &conflicts, kind: "prompt")
                 else { continue }
-                listed.add(.prompts, exposed, digest)
-                prompts.append(.object(renamed(prompt, to: exposed)))
+                listed.add(.prompts, prompt.exposed, prompt.digest)
+                prompts.append(prompt.value)
                 count.prompts += 1
             }
             for (resource, digest) in zip(catalog.resources, catalog.digests(.resources)) {
@@ -141,12 +145,6 @@ package struct AggregatedCatalog: Sendable {
         return true
     }
 
-    private func renamed(_ object: JSONObject, to name: String) -> JSONObject {
-        var copy = object
-        copy["name"] = .string(name)
-        return copy
-    }
-
     /// The merged list of one kind, as clients see it.
     package subscript(kind: ServerCatalog.Kind) -> [JSONValue] {
         switch kind {
@@ -199,16 +197,30 @@ package struct AggregatedCatalog: Sendable {
 /// Accumulates, per kind, the fingerprint of the merged list: each exposed name and its item's digest,
 /// in list order.
 private struct ListedDigests {
-    private var hashers: [ServerCatalog.Kind: Hasher] = [:]
+    // One hasher per kind in its own field: a dictionary of hashers hashed the kind twice for every item.
+    private var tools = Hasher()
+    private var prompts = Hasher()
+    private var resources = Hasher()
+    private var resourceTemplates = Hasher()
 
     mutating func add(_ kind: ServerCatalog.Kind, _ exposed: String, _ digest: Int) {
-        hashers[kind, default: Hasher()].combine(exposed)
-        hashers[kind, default: Hasher()].combine(digest)
+        switch kind {
+        case .tools: Self.combine(&tools, exposed, digest)
+        case .prompts: Self.combine(&prompts, exposed, digest)
+        case .resources: Self.combine(&resources, exposed, digest)
+        case .resourceTemplates: Self.combine(&resourceTemplates, exposed, digest)
+        }
+    }
+
+    private static func combine(_ hasher: inout Hasher, _ exposed: String, _ digest: Int) {
+        hasher.combine(exposed)
+        hasher.combine(digest)
     }
 
     var fingerprints: [ServerCatalog.Kind: Int] {
-        var result: [ServerCatalog.Kind: Int] = [:]
-        for kind in ServerCatalog.Kind.allCases { result[kind] = (hashers[kind] ?? Hasher()).finalize() }
-        return result
+        [
+            .tools: tools.finalize(), .prompts: prompts.finalize(), .resources: resources.finalize(),
+            .resourceTemplates: resourceTemplates.finalize(),
+        ]
     }
 }

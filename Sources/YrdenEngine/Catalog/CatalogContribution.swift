@@ -1,0 +1,98 @@
+import Synchronization
+import YrdenConfig
+import YrdenProtocol
+
+/// One server's tools and prompts as the aggregate shows them: filtered, renamed `<prefix><separator><name>`,
+/// each with its digest.
+///
+/// Preparing them is most of the cost of building the aggregate (a copy of every item with its new name), so
+/// a server's part is prepared once per list it sends (``CatalogContributions``), and a rebuild merges the
+/// prepared parts of every server instead of renaming them all again.
+package struct CatalogContribution: Sendable {
+    package struct Item: Sendable {
+        /// The name clients see.
+        var exposed: String
+        /// The name the server knows it by.
+        var name: String
+        var value: JSONValue
+        var digest: Int
+    }
+
+    var tools: [Item] = []
+    var prompts: [Item] = []
+
+    init(catalog: ServerCatalog, prefix: String, separator: String, permitsTool: (String) -> Bool) {
+        for (tool, digest) in zip(catalog.tools, catalog.digests(.tools)) {
+            guard let name = tool["name"]?.stringValue, permitsTool(name) else { continue }
+            tools.append(Self.item(tool, name: name, digest: digest, prefix: prefix, separator: separator))
+        }
+        for (prompt, digest) in zip(catalog.prompts, catalog.digests(.prompts)) {
+            guard let name = prompt["name"]?.stringValue else { continue }
+            prompts.append(Self.item(prompt, name: name, digest: digest, prefix: prefix, separator: separator))
+        }
+    }
+
+    private static func item(
+        _ object: JSONObject,
+        name: String,
+        digest: Int,
+        prefix: String,
+        separator: String
+    ) -> Item {
+        let exposed = QualifiedName.make(prefix: prefix, separator: separator, name: name)
+        var renamed = object
+        renamed["name"] = .string(exposed)
+        return Item(exposed: exposed, name: name, value: .object(renamed), digest: digest)
+    }
+}
+
+/// The prepared part of each server, kept while its lists, prefix and tool filter stay the same.
+///
+/// Bounded by the configured servers: ``keepOnly(_:)`` drops the parts of servers that left. Used only by
+/// the writer that rebuilds the aggregate, so its lock is never contended.
+final class CatalogContributions: Sendable {
+    private struct Entry {
+        var toolDigests: [Int]
+        var promptDigests: [Int]
+        var prefix: String
+        var filter: ToolFilter
+        var contribution: CatalogContribution
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// Server `spec.id`'s part for `catalog`, prepared now or kept from an earlier rebuild.
+    func contribution(of spec: ServerSpec, catalog: ServerCatalog, separator: String) -> CatalogContribution {
+        let toolDigests = catalog.digests(.tools)
+        let promptDigests = catalog.digests(.prompts)
+        if let kept = entries.withLock({ $0[spec.id] }), kept.prefix == spec.prefix, kept.filter == spec.toolFilter,
+            kept.toolDigests == toolDigests, kept.promptDigests == promptDigests
+        {
+            return kept.contribution
+        }
+        let filter = spec.toolFilter
+        let contribution = CatalogContribution(
+            catalog: catalog,
+            prefix: spec.prefix,
+            separator: separator,
+            permitsTool: { filter.permits($0) }
+        )
+        let entry = Entry(
+            toolDigests: toolDigests,
+            promptDigests: promptDigests,
+            prefix: spec.prefix,
+            filter: filter,
+            contribution: contribution
+        )
+        entries.withLock { $0[spec.id] = entry }
+        return contribution
+    }
+
+    /// Forgets the parts of servers not in `servers`.
+    func keepOnly(_ servers: Set<String>) {
+        entries.withLock { entries in
+            guard entries.keys.contains(where: { !servers.contains($0) }) else { return }
+            entries = entries.filter { servers.contains($0.key) }
+        }
+    }
+}
