@@ -35,7 +35,10 @@ package struct CatalogSource: Sendable {
 /// Built in one pass whenever an upstream's part changes, then only read. Tools and prompts are renamed
 /// `<prefix><separator><name>`; resources keep their URIs. On a clash the server listed first in the config
 /// keeps the name or URI, and the clash is reported, never silently merged.
-package struct AggregatedCatalog: Sendable {
+///
+/// A class, so that every request's copy of the gateway's snapshot retains one reference rather than each of
+/// its thirteen tables. Unchecked: every property is set in `init` and never changed after.
+package final class AggregatedCatalog: @unchecked Sendable {
     package private(set) var tools: [JSONValue] = []
     package private(set) var prompts: [JSONValue] = []
     package private(set) var resources: [JSONValue] = []
