@@ -105,4 +105,14 @@ import YrdenProtocol
             return
         }
     }
+
+    @Test func aCallItsClientCancelledStaysUnansweredWhenTheSessionEndsBeforeItFinishes() throws {
+        let session = try openSession()
+        let admitted = gateway.admit(JSONRPCRequest(id: .int(5), method: "tools/call", params: nil), session: session)
+        let cancel = JSONRPCNotification(method: MCPMethod.cancelled, params: ["requestId": 5, "reason": "user"])
+        _ = gateway.receive(.success(.notification(cancel)), rawID: nil, session: session)
+        // stdin closed right behind the cancellation: the session ends while the call's task still runs.
+        session.end()
+        #expect(admitted.session.finish(.int(5)), "the call's answer is still suppressed")
+    }
 }

@@ -90,13 +90,13 @@ package final class DownstreamSession: Sendable {
     }
 
     /// Ends the session: its calls are cancelled upstream and its stream closes.
+    ///
+    /// The calls its client cancelled stay marked: a call whose task has not finished yet must still find,
+    /// when it does, that its answer is not to be sent (the set only shrinks, as those tasks finish).
     func end() {
         let (calls, sink) = state.withLock { state in
             state.ended = true
-            defer {
-                state.inFlight.removeAll()
-                state.cancelledByClient.removeAll()
-            }
+            defer { state.inFlight.removeAll() }
             return (Array(state.inFlight.values), state.outbox.detach())
         }
         calls.forEach { $0.cancel(reason: "the session ended") }
