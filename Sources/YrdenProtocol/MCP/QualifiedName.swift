@@ -9,20 +9,18 @@ package enum QualifiedName {
 
     package static func make(prefix: String, separator: String, name: String) -> String {
         let raw = prefix + separator + name
-        // The common case, checked on the bytes: a name that already fits is kept as it is.
-        if raw.utf8.count <= maxLength, !raw.isEmpty, raw.utf8.allSatisfy(isAllowedByte) { return raw }
+        if isValid(raw) { return raw }
         let cleaned = String(raw.unicodeScalars.map { isAllowed($0) ? Character($0) : "_" })
-        if cleaned == raw, raw.utf8.count <= maxLength, !raw.isEmpty { return raw }
         let suffix = "_" + stableHash(raw)
         return String(cleaned.prefix(maxLength - suffix.count)) + suffix
     }
 
-    /// Whether a name may be shown as it is.
+    /// Whether a name may be shown as it is. Checked on its bytes: every allowed character is ASCII.
     package static func isValid(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= maxLength && name.unicodeScalars.allSatisfy(isAllowed)
+        !name.isEmpty && name.utf8.count <= maxLength && name.utf8.allSatisfy(isAllowed)
     }
 
-    private static func isAllowedByte(_ byte: UInt8) -> Bool {
+    private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
@@ -32,10 +30,7 @@ package enum QualifiedName {
     }
 
     private static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9", "_", "-", ".": true
-        default: false
-        }
+        scalar.isASCII && isAllowed(UInt8(scalar.value))
     }
 
     /// 8 hex digits of 32-bit FNV-1a over the UTF-8 bytes: tiny, stable across processes and platforms
