@@ -113,11 +113,11 @@ extension MCPEndpoint {
             switch gateway.receive(message, rawID: rawID, session: session) {
             case .answer(let response):
                 return response
-            case .initialize(let call):
-                return JSONRPCResponse(id: call.id, error: .invalidRequest("initialize cannot be batched"))
             case .request(let call, let session):
                 return await gateway.handle(call, session: session, related: nil)
-            case .needsSession, .accepted:
+            case .initialize, .needsSession, .accepted:
+                // Members run in the batch's session, so `receive` answers an `initialize` itself and no member
+                // needs a session: only notifications and responses, which get no answer, come here.
                 return nil
             }
         }
