@@ -219,6 +219,28 @@ import YrdenProtocol
         await client.close()
     }
 
+    /// Many senders at once, small frames among ones larger than the pipe: whoever writes carries the others'
+    /// frames along, the reactor takes over when the pipe is full, and no frame is cut into another.
+    @Test func concurrentSmallAndLargeFramesArriveWholeAndInOrderOfTheirOwn() async throws {
+        let (client, _) = try connect()
+        let large = String(repeating: "y", count: 300 << 10)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<120 {
+                group.addTask {
+                    let text = index % 10 == 0 ? large : "frame \(index)"
+                    let reply = try await client.request(
+                        "echo",
+                        params: ["n": .int(index), "s": .string(text)],
+                        options: RequestOptions(timeout: .seconds(30))
+                    )
+                    #expect(try reply.get() == ["n": .int(index), "s": .string(text)])
+                }
+            }
+            try await group.waitForAll()
+        }
+        await client.close()
+    }
+
     @Test func aMissingCommandFailsClearly() {
         do {
             _ = try StdioChannel(

@@ -5,18 +5,27 @@ import Synchronization
 import Glibc
 #endif
 
-/// Writes frames to a child's stdin without ever blocking the caller.
+/// Writes frames to a child's stdin without ever blocking the caller, and without holding a lock across `write`.
 ///
-/// The fast path writes straight from the calling task with a non-blocking `write`. Only when the pipe is full
-/// does the rest go to a queue that the ``ProcessReactor`` drains as the pipe becomes writable, so a child that
-/// stops reading cannot stall the gateway, frames keep their order, and no thread waits on any one child.
+/// The first sender to find the pipe idle becomes its writer: it writes its frame with a non-blocking `write`
+/// outside the lock, then writes whatever other senders queued meanwhile, in one `write` per round. Those senders
+/// only append under the lock and return, so concurrent calls to one server never wait on each other's system
+/// calls (under load, many frames go out in one `write` and wake the child once). When the pipe is full the rest
+/// goes to the ``ProcessReactor``, which drains it as the pipe becomes writable, so a child that stops reading
+/// cannot stall the gateway, frames keep their order, and no thread waits on any one child.
 final class PipeWriter: Sendable {
     private struct State {
         var queue: [UInt8] = []
+        /// A sender is writing outside the lock; others queue behind it.
+        var writing = false
+        /// The reactor waits for room in the pipe; others queue behind it.
         var flushing = false
         var closed = false
         var fdClosed = false
         var token: UInt64?
+
+        /// Neither a sender nor the reactor is writing: the descriptor may be closed.
+        var idle: Bool { !writing && !flushing }
     }
 
     private let fd: Int32
@@ -24,6 +33,9 @@ final class PipeWriter: Sendable {
     private let state = Mutex(State())
     /// Beyond this much unsent data the child is considered stuck and sends fail.
     private let maxQueuedBytes: Int
+    /// Rounds one sender writes for others before it hands what is left to the reactor, so a steady stream of
+    /// other senders' frames cannot keep one caller here.
+    private static let maxRounds = 8
 
     init(fd: Int32, reactor: ProcessReactor, maxQueuedBytes: Int = 64 << 20) {
         self.fd = fd
@@ -41,27 +53,57 @@ final class PipeWriter: Sendable {
         case refused
     }
 
-    /// Writes `bytes`, or queues what the pipe does not take now.
+    /// Writes `bytes`, or queues them behind the frames already on their way.
     func write(_ bytes: [UInt8]) -> Outcome {
-        let outcome: (Outcome, startFlushing: Bool) = state.withLock { state in
-            guard !state.closed else { return (.refused, false) }
-            if state.flushing {
-                guard state.queue.count + bytes.count <= maxQueuedBytes else { return (.refused, false) }
+        let mustWrite: Outcome? = state.withLock { state in
+            guard !state.closed else { return .refused }
+            guard state.idle else {
+                guard state.queue.count + bytes.count <= maxQueuedBytes else { return .refused }
                 state.queue.append(contentsOf: bytes)
-                return (.accepted, false)
+                return .accepted
             }
-            let written = bytes.withUnsafeBytes { writeSome($0) }
-            guard written >= 0 else {
-                state.closed = true
-                return (.broken, false)
-            }
-            guard written < bytes.count else { return (.accepted, false) }
-            state.queue.append(contentsOf: bytes[written...])
-            state.flushing = true
-            return (.accepted, true)
+            state.writing = true
+            return nil
         }
-        if outcome.startFlushing { reactor.perform { [self] in armWritable() } }
-        return outcome.0
+        if let mustWrite { return mustWrite }
+        return writeAsWriter(bytes)
+    }
+
+    /// The writer's rounds: `bytes` first, then what others queued, until nothing is left, the pipe is full
+    /// (the reactor takes over) or it broke.
+    private func writeAsWriter(_ first: [UInt8]) -> Outcome {
+        var batch = first
+        var rounds = 0
+        while true {
+            let written = batch.withUnsafeBytes { writeSome($0) }
+            rounds += 1
+            let next: (outcome: Outcome, more: [UInt8]?, arm: Bool, close: Bool) = state.withLock { state in
+                if written < 0 {
+                    state.writing = false
+                    state.closed = true
+                    state.queue.removeAll()
+                    return (.broken, nil, false, true)
+                }
+                if written < batch.count || (rounds >= Self.maxRounds && !state.queue.isEmpty) {
+                    // The pipe is full, or this sender has written enough for others: the reactor finishes.
+                    state.queue.insert(contentsOf: batch[written...], at: 0)
+                    state.writing = false
+                    state.flushing = true
+                    return (.accepted, nil, true, false)
+                }
+                guard state.queue.isEmpty else {
+                    defer { state.queue = [] }
+                    return (.accepted, state.queue, false, false)
+                }
+                state.writing = false
+                // `close()` or `abandon()` came while this sender wrote: the descriptor is for it to close.
+                return (.accepted, nil, false, state.closed)
+            }
+            if next.arm { reactor.perform { [self] in armWritable() } }
+            if next.close { reactor.perform { [self] in closeDescriptor() } }
+            guard let more = next.more else { return next.outcome }
+            batch = more
+        }
     }
 
     /// Closes stdin once what is queued has been written, which tells a well-behaved server to exit.
@@ -69,21 +111,23 @@ final class PipeWriter: Sendable {
         let closeNow = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.closed = true
-            return !state.flushing
+            return state.idle
         }
         if closeNow { reactor.perform { [self] in closeDescriptor() } }
     }
 
-    /// Drops what is queued and closes stdin now: the child is gone. Reactor thread only.
+    /// Drops what is queued and closes stdin now: the child is gone. Reactor thread only. A sender in the middle
+    /// of a `write` closes the descriptor itself when it returns, so the number is never reused under it.
     func abandon() {
-        state.withLock { state in
+        let closeNow = state.withLock { state -> Bool in
             state.closed = true
             state.queue.removeAll()
+            return !state.writing
         }
-        closeDescriptor()
+        if closeNow { closeDescriptor() }
     }
 
-    /// Bytes written, 0 when the pipe is full, -1 when it is broken.
+    /// Bytes written, fewer when the pipe is full, -1 when it is broken.
     private func writeSome(_ buffer: UnsafeRawBufferPointer) -> Int {
         var offset = 0
         while offset < buffer.count {
@@ -115,7 +159,8 @@ final class PipeWriter: Sendable {
         }
     }
 
-    /// Writes what the pipe takes now; re-arms while data is left, closes once drained after `close()`.
+    /// Writes what the pipe takes now; re-arms while data is left, closes once drained after `close()`. Reactor
+    /// thread only; while `flushing` no sender writes, so the queue is this thread's to write.
     private func writable(_ events: UInt32) {
         let broken = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
         let next = state.withLock { state -> (rearm: Bool, close: Bool) in
@@ -123,6 +168,7 @@ final class PipeWriter: Sendable {
             let written = broken ? -1 : state.queue.withUnsafeBytes { writeSome($0) }
             if written < 0 {
                 state.closed = true
+                state.flushing = false
                 state.queue.removeAll()
                 return (false, true)
             }
@@ -138,7 +184,7 @@ final class PipeWriter: Sendable {
     /// Reactor thread only: the descriptor may be watched, and only this thread may end a watch.
     private func closeDescriptor() {
         let token = state.withLock { state -> UInt64?? in
-            guard !state.fdClosed else { return .none }
+            guard !state.fdClosed, !state.writing else { return .none }
             state.fdClosed = true
             return .some(state.token)
         }
