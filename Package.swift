@@ -45,15 +45,21 @@ let package = Package(
         .target(name: "YrdenLineIO", swiftSettings: strict),
         /// Linux process calls Swift cannot make itself: fork/exec with a parent-death signal, pidfd, epoll, subreaper.
         .target(name: "CYrdenProcess"),
+        /// Where a request task's next step runs: on the thread that made it runnable, when that thread allows it.
+        .target(name: "YrdenExecution", swiftSettings: strict),
         /// Atomic file writes and secret files (0600, AES-GCM when YRDEN_SECRET_KEY is set); knows nothing of MCP.
         .target(name: "YrdenStorage", dependencies: [crypto], swiftSettings: strict),
 
         // Layer 1: one concern each, unaware of the others.
         .target(name: "YrdenConfig", dependencies: ["YrdenProtocol"], swiftSettings: strict),
-        .target(name: "YrdenHTTPServer", dependencies: ["CMicroHTTPD", log, lifecycle], swiftSettings: strict),
+        .target(
+            name: "YrdenHTTPServer",
+            dependencies: ["CMicroHTTPD", "YrdenExecution", log, lifecycle],
+            swiftSettings: strict
+        ),
         .target(
             name: "YrdenTransport",
-            dependencies: ["YrdenProtocol", "CYrdenProcess", log, httpClient, nioCore, nioHTTP1],
+            dependencies: ["YrdenProtocol", "YrdenExecution", "CYrdenProcess", log, httpClient, nioCore, nioHTTP1],
             swiftSettings: strict
         ),
         .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol", "YrdenLineIO"], swiftSettings: strict),
@@ -121,6 +127,7 @@ let package = Package(
         ),
 
         .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
+        .testTarget(name: "YrdenExecutionTests", dependencies: ["YrdenExecution"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig"], swiftSettings: strict),
         .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),
         .testTarget(

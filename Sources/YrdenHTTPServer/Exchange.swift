@@ -22,8 +22,6 @@ final class Exchange: Sendable {
         var roomWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID: UInt64 = 0
         var closeWaiter: CheckedContinuation<Void, Never>?
-        /// A handler task took the request (rather than a cancelled `run()` leaving it in the queue).
-        var taken = false
 
         /// Continuations to resume after unlocking: everyone once writes have closed.
         mutating func wakeupsAfterClose() -> [CheckedContinuation<Void, Never>] {
@@ -111,18 +109,6 @@ final class Exchange: Sendable {
     func refuse() {
         locked.withLock { locked in
             if locked.state.refuse() { MHD_resume_connection(connection.raw) }
-        }
-    }
-
-    /// A handler task took the request.
-    func markTaken() {
-        locked.withLock { $0.taken = true }
-    }
-
-    /// Answers 503 unless a handler task took the request.
-    func refuseUnlessTaken() {
-        locked.withLock { locked in
-            if !locked.taken && locked.state.refuse() { MHD_resume_connection(connection.raw) }
         }
     }
 

@@ -9,10 +9,10 @@ import Darwin
 
 /// An HTTP/1.1 server on libmicrohttpd that hands each request to an async handler.
 ///
-/// libmicrohttpd's threads parse requests and write responses; they never wait for Swift. A complete request is
-/// handed over through a queue, its connection suspended meanwhile, and `run()` answers it in a child task and
-/// resumes the connection. Streamed responses work the same way: the connection sleeps (suspended, using no CPU)
-/// until the writer has bytes for it.
+/// libmicrohttpd's threads parse requests and write responses; they never wait for Swift. A complete request's
+/// connection is suspended and its handler task started on the spot (``HandlerTasks``); the task resumes the
+/// connection with its answer. Streamed responses work the same way: the connection sleeps (suspended, using no
+/// CPU) until the writer has bytes for it.
 ///
 /// The server knows nothing about what it serves; routing and protocols belong to the handler.
 package final class HTTPServer: Service, Sendable {
@@ -22,7 +22,6 @@ package final class HTTPServer: Service, Sendable {
     static let abortFlushPeriod = 1.0
 
     private let core: ServerCore
-    private let handler: HTTPHandler
     private let address: String
     private let logger: Logger
 
@@ -41,7 +40,8 @@ package final class HTTPServer: Service, Sendable {
         let core = ServerCore(
             maxBodyBytes: configuration.maxBodyBytes,
             requestTimeout: configuration.requestTimeout,
-            logger: logger
+            logger: logger,
+            handler: handler
         )
         do {
             core.attach(try MHDDaemon.start(configuration: configuration, socket: socket, core: core))
@@ -51,7 +51,6 @@ package final class HTTPServer: Service, Sendable {
             throw error
         }
         self.core = core
-        self.handler = handler
         self.port = socket.port
         self.logger = logger
         self.address = HostPort(host: configuration.host, port: socket.port).description
@@ -68,57 +67,33 @@ package final class HTTPServer: Service, Sendable {
     /// Serves requests until graceful shutdown (ServiceLifecycle) or task cancellation. Then it stops taking work
     /// (new requests get 503; the listen socket closes when libmicrohttpd stops), ends open streams, gives running handlers up to five
     /// seconds to answer and their answers time to be sent, answers the rest 503, and stops libmicrohttpd.
-    /// Requests that arrived before `run()` was called are served too (after cancellation, those no handler
-    /// took yet are answered 503).
+    /// Requests that arrived before `run()` was called are served too.
     ///
     /// - Important: Returns only after every handler task and stream closure has returned; a closure that ignores
     ///   cancellation and never writes keeps `run()` waiting.
     /// - Throws: `HTTPServerError.alreadyRunning` when called a second time.
     package func run() async throws {
-        try core.claimRun()
+        try core.startServing()
         let core = self.core
-        await withDiscardingTaskGroup { group in
-            await withGracefulShutdownHandler {
-                await withTaskCancellationHandler {
-                    for await incoming in core.incoming {
-                        incoming.exchange.markTaken()
-                        group.addTask { await self.serve(incoming) }
-                    }
-                } onCancel: {
-                    core.beginShutdown()
-                }
-            } onGracefulShutdown: {
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await core.waitForShutdown()
+            } onCancel: {
                 core.beginShutdown()
             }
-            logger.info("HTTP server shutting down", metadata: ["yrden.http.address": "\(address)"])
+        } onGracefulShutdown: {
             core.beginShutdown()
-            core.refuseUnstarted()
-            await core.waitForDispatchedExchanges(seconds: Self.shutdownGracePeriod)
-            core.abortAll()
-            // Let the 503s just queued reach their clients; stopping the daemon closes connections mid-flight.
-            await core.waitForDispatchedExchanges(seconds: Self.abortFlushPeriod)
-            core.stop()
-            group.cancelAll()
         }
+        logger.info("HTTP server shutting down", metadata: ["yrden.http.address": "\(address)"])
+        core.beginShutdown()
+        await core.waitForDispatchedExchanges(seconds: Self.shutdownGracePeriod)
+        core.abortAll()
+        // Let the 503s just queued reach their clients; stopping the daemon closes connections mid-flight.
+        await core.waitForDispatchedExchanges(seconds: Self.abortFlushPeriod)
+        core.stop()
+        core.handlers.cancelAll()
+        await core.handlers.waitUntilAllReturned()
         logger.info("HTTP server stopped", metadata: ["yrden.http.address": "\(address)"])
-    }
-
-    /// One request: run the handler, hand its answer to the connection, then feed a streamed body.
-    private func serve(_ incoming: IncomingRequest) async {
-        let response = await handler(incoming.request)
-        let exchange = incoming.exchange
-        guard exchange.deliver(response), case .stream(let body) = response.body else { return }
-        // A stream answered while shutting down ends at once (shutdown's own pass may have run before delivery).
-        if !core.isServing { exchange.endStream() }
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                await body(HTTPBodyWriter(exchange: exchange))
-                exchange.endStream()
-            }
-            // The client left or the server is stopping: cancel the writer instead of waiting for its next write.
-            await exchange.waitUntilWritesClose()
-            group.cancelAll()
-        }
     }
 
     private static func validate(_ configuration: HTTPServerConfiguration) throws {

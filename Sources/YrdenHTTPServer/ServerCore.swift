@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Dispatch
 import Logging
 import Synchronization
+import YrdenExecution
 
 #if canImport(Glibc)
 import Glibc
@@ -20,74 +21,115 @@ struct DaemonHandle: @unchecked Sendable {
     let raw: OpaquePointer
 }
 
-/// The state `HTTPServer` shares with libmicrohttpd's callbacks (it is their `cls`): the hand-off queue of
-/// requests, the exchanges Swift currently holds, and the shutdown sequence.
+/// The state `HTTPServer` shares with libmicrohttpd's callbacks (it is their `cls`): the exchanges Swift currently
+/// holds, the handler tasks, the requests that arrived before `run()`, and the shutdown sequence.
 ///
-/// Lock discipline: this lock is never held while taking an exchange's lock, and `MHD_stop_daemon` (which joins
-/// libmicrohttpd's threads, whose callbacks take this lock) is called without it.
+/// Lock discipline: this lock is never held while taking an exchange's lock or starting a handler, and
+/// `MHD_stop_daemon` (which joins libmicrohttpd's threads, whose callbacks take this lock) is called without it.
 final class ServerCore: Sendable {
     private enum Phase {
+        /// Requests wait for `run()`.
+        case waiting
         case serving
         case draining
         case stopped
     }
 
     private struct Locked {
-        var phase = Phase.serving
+        var phase = Phase.waiting
         var runClaimed = false
         var daemon: DaemonHandle?
         /// Every exchange handed to Swift and not yet completed by libmicrohttpd; shutdown walks it and waits
         /// for it to empty.
         var dispatched: [ObjectIdentifier: Exchange] = [:]
+        /// Requests that arrived before `run()`. Bounded all the same: a connection has at most one request with
+        /// Swift, and the connection limit bounds connections.
+        var parked: [IncomingRequest] = []
         var drainWaiter: CheckedContinuation<Void, Never>?
         var drainGeneration: UInt64 = 0
+        /// `run()` waiting for shutdown to begin.
+        var shutdownWaiter: CheckedContinuation<Void, Never>?
 
         mutating func takeDrainWaiterIfDrained() -> CheckedContinuation<Void, Never>? {
             dispatched.isEmpty ? drainWaiter.take() : nil
         }
     }
 
+    /// Requests up to this size start their handler on libmicrohttpd's thread (see ``HandlerTasks``); larger ones
+    /// start on the global executor.
+    static let maxInlineBodyBytes = 64 << 10
+
     let maxBodyBytes: Int
     let logger: Logger
     /// Every open connection, and the timer that closes those held without a complete request.
     let connections: ConnectionSweeper
-    /// Requests handed over by libmicrohttpd threads, consumed by `HTTPServer.run()`. Never full, so a callback
-    /// never waits; bounded all the same, since a connection has at most one request with Swift and the connection
-    /// limit bounds connections. Requests that arrive before `run()` wait here.
-    let incoming: AsyncStream<IncomingRequest>
-    private let continuation: AsyncStream<IncomingRequest>.Continuation
+    let handlers = HandlerTasks()
+    private let handler: HTTPHandler
     private let locked = Mutex(Locked())
 
-    init(maxBodyBytes: Int, requestTimeout: Duration, logger: Logger) {
+    init(maxBodyBytes: Int, requestTimeout: Duration, logger: Logger, handler: @escaping HTTPHandler) {
         self.maxBodyBytes = maxBodyBytes
         self.logger = logger
+        self.handler = handler
         self.connections = ConnectionSweeper(requestTimeout: requestTimeout, logger: logger)
-        (incoming, continuation) = AsyncStream.makeStream(of: IncomingRequest.self, bufferingPolicy: .unbounded)
     }
 
     func attach(_ daemon: DaemonHandle) {
         locked.withLock { $0.daemon = daemon }
     }
 
-    /// Throws on a second `run()`: the request stream has one consumer.
-    func claimRun() throws {
-        try locked.withLock { locked in
+    /// Starts serving, beginning with the requests that arrived before (unless shutdown has begun already, which
+    /// answers them 503). Throws on a second `run()`.
+    func startServing() throws {
+        let parked = try locked.withLock { locked -> [IncomingRequest] in
             guard !locked.runClaimed else { throw HTTPServerError.alreadyRunning }
             locked.runClaimed = true
+            guard case .waiting = locked.phase else { return [] }
+            locked.phase = .serving
+            defer { locked.parked = [] }
+            return locked.parked
+        }
+        for request in parked { start(request) }
+    }
+
+    /// Returns once shutdown has begun (`beginShutdown()`).
+    func waitForShutdown() async {
+        await withCheckedContinuation { continuation in
+            let begun = locked.withLock { locked -> Bool in
+                guard case .serving = locked.phase else { return true }
+                locked.shutdownWaiter = continuation
+                return false
+            }
+            if begun { continuation.resume() }
         }
     }
 
     // MARK: libmicrohttpd side
 
-    /// Hands a request to Swift; the exchange's connection is already suspended. If the server has stopped
-    /// taking requests, the exchange answers 503 instead.
+    /// Hands a request to Swift; the exchange's connection is already suspended. Its handler starts here, on
+    /// this thread; before `run()` the request waits, and once the server has stopped taking requests it is
+    /// answered 503.
     func dispatch(_ request: IncomingRequest) {
-        let accepted = locked.withLock { locked in
-            guard case .serving = locked.phase, case .enqueued = continuation.yield(request) else { return false }
+        let phase = locked.withLock { locked -> Phase in
+            switch locked.phase {
+            case .waiting:
+                locked.parked.append(request)
+            case .serving:
+                break
+            case .draining, .stopped:
+                return locked.phase
+            }
             locked.dispatched[ObjectIdentifier(request.exchange)] = request.exchange
-            return true
+            return locked.phase
         }
-        if !accepted { request.exchange.refuse() }
+        switch phase {
+        case .serving where request.request.body.count <= Self.maxInlineBodyBytes:
+            InlineRuns.allowed { start(request) }
+        case .serving:
+            start(request)  // parsing a large body must not hold up this thread's other connections
+        case .waiting: break
+        case .draining, .stopped: request.exchange.refuse()
+        }
     }
 
     func completed(_ exchange: Exchange) {
@@ -104,12 +146,6 @@ final class ServerCore: Sendable {
         locked.withLock { if case .serving = $0.phase { true } else { false } }
     }
 
-    /// Answers 503 to requests that no handler took: a cancelled `run()` leaves its queue unread.
-    func refuseUnstarted() {
-        let exchanges = locked.withLock { Array($0.dispatched.values) }
-        for exchange in exchanges { exchange.refuseUnlessTaken() }
-    }
-
     /// Stops taking work: every new request is answered 503, and every open stream is ended. Idempotent: only
     /// the first call does anything.
     ///
@@ -118,12 +154,14 @@ final class ServerCore: Sendable {
     /// daemon's own thread may do the same, and the loser of that race aborts the process ("Failed to remove
     /// listen FD from epoll set"), which the unit suite hit about one run in four.
     func beginShutdown() {
-        let streams: [Exchange] = locked.withLock { locked in
-            guard case .serving = locked.phase else { return [] }
-            locked.phase = .draining
-            continuation.finish()
-            return Array(locked.dispatched.values)
+        let (streams, waiter) = locked.withLock { locked -> ([Exchange], CheckedContinuation<Void, Never>?) in
+            switch locked.phase {
+            case .waiting, .serving: locked.phase = .draining
+            case .draining, .stopped: return ([], nil)
+            }
+            return (Array(locked.dispatched.values), locked.shutdownWaiter.take())
         }
+        waiter?.resume()
         if !streams.isEmpty {
             logger.debug("HTTP server ending open streams", metadata: ["yrden.http.exchanges": "\(streams.count)"])
         }
@@ -169,15 +207,39 @@ final class ServerCore: Sendable {
     /// Idempotent. Returns whether this call stopped the daemon.
     @discardableResult
     func stop() -> Bool {
-        let daemon = locked.withLock { locked in
+        let (daemon, waiter) = locked.withLock { locked in
             locked.phase = .stopped
-            continuation.finish()
             defer { locked.daemon = nil }
-            return locked.daemon
+            return (locked.daemon, locked.shutdownWaiter.take())
         }
+        waiter?.resume()
         guard let daemon else { return false }
         connections.stop()
         MHD_stop_daemon(daemon.raw)
         return true
+    }
+
+    // MARK: Handlers
+
+    private func start(_ request: IncomingRequest) {
+        handlers.start { [self] in await serve(request) }
+    }
+
+    /// One request: run the handler, hand its answer to the connection, then feed a streamed body.
+    private func serve(_ incoming: IncomingRequest) async {
+        let response = await handler(incoming.request)
+        let exchange = incoming.exchange
+        guard exchange.deliver(response), case .stream(let body) = response.body else { return }
+        // A stream answered while shutting down ends at once (shutdown's own pass may have run before delivery).
+        if !isServing { exchange.endStream() }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await body(HTTPBodyWriter(exchange: exchange))
+                exchange.endStream()
+            }
+            // The client left or the server is stopping: cancel the writer instead of waiting for its next write.
+            await exchange.waitUntilWritesClose()
+            group.cancelAll()
+        }
     }
 }

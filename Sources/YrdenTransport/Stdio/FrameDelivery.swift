@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import YrdenExecution
 
 /// Hands one child's lines, log lines and end to its handler off the reactor thread, in order, with a bound.
 ///
@@ -37,7 +38,7 @@ final class FrameDelivery: Sendable {
         _ work: @escaping @Sendable () -> Void
     ) -> Bool {
         if bytes <= maxInlineBytes, state.withLock({ $0.pendingBytes == 0 }) {
-            work()
+            InlineRuns.allowed(work)
             return true
         }
         let keepReading = state.withLock { state -> Bool in
@@ -47,7 +48,7 @@ final class FrameDelivery: Sendable {
             return false
         }
         queue.async { [self] in
-            work()
+            InlineRuns.allowed(work)
             let resume = state.withLock { state -> (@Sendable () -> Void)? in
                 state.pendingBytes -= bytes
                 guard state.pendingBytes <= maxPendingBytes / 2 else { return nil }
