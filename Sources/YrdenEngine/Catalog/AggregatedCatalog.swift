@@ -62,26 +62,39 @@ package final class AggregatedCatalog: @unchecked Sendable {
     package static let empty = AggregatedCatalog(sources: [], separator: "")
 
     package init(sources: [CatalogSource], separator: String) {
-        var bareOwners: [String: [(route: Route, exposed: String)]] = [:]
-        var listed = ListedDigests()
-        for source in sources {
-            var count = (tools: 0, prompts: 0, resources: 0)
-            let catalog = source.catalog
-            let part =
-                source.contribution
+        let parts = sources.map { source in
+            source.contribution
                 ?? CatalogContribution(
-                    catalog: catalog,
+                    catalog: source.catalog,
                     prefix: source.prefix,
                     separator: separator,
                     permitsTool: source.permitsTool
                 )
+        }
+        // Sized once: growing these tables rehashes every name already in them, over and over for 10,000 tools.
+        let toolCount = parts.reduce(0) { $0 + $1.tools.count }
+        let promptCount = parts.reduce(0) { $0 + $1.prompts.count }
+        toolRoutes.reserveCapacity(toolCount)
+        tools.reserveCapacity(toolCount)
+        promptRoutes.reserveCapacity(promptCount)
+        prompts.reserveCapacity(promptCount)
+        /// Each upstream tool name's first owner; names that turn out to have several move to `ambiguousBareTools`.
+        var bareOwners: [String: (route: Route, exposed: String)] = [:]
+        bareOwners.reserveCapacity(toolCount)
+        var listed = ListedDigests()
+        for (source, part) in zip(sources, parts) {
+            var count = (tools: 0, prompts: 0, resources: 0)
+            let catalog = source.catalog
             for tool in part.tools {
                 let route = Route(server: source.server, name: tool.name)
                 guard Self.claim(tool.exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else {
                     continue
                 }
-                bareOwners[tool.name, default: []].append((route, tool.exposed))
-                listed.add(.tools, tool.exposed, tool.digest)
+                if let first = bareOwners.updateValue((route, tool.exposed), forKey: tool.name) {
+                    bareOwners[tool.name] = first
+                    ambiguousBareTools[tool.name, default: [first.exposed]].append(tool.exposed)
+                }
+                listed.add(.tools, tool.exposedHash, tool.digest)
                 tools.append(tool.value)
                 count.tools += 1
             }
@@ -89,7 +102,7 @@ package final class AggregatedCatalog: @unchecked Sendable {
                 let route = Route(server: source.server, name: prompt.name)
                 guard Self.claim(prompt.exposed, route, in: &promptRoutes, conflicts: &conflicts, kind: "prompt")
                 else { continue }
-                listed.add(.prompts, prompt.exposed, prompt.digest)
+                listed.add(.prompts, prompt.exposedHash, prompt.digest)
                 prompts.append(prompt.value)
                 count.prompts += 1
             }
@@ -102,25 +115,20 @@ package final class AggregatedCatalog: @unchecked Sendable {
                     continue
                 }
                 resourceOwners[uri] = source.server
-                listed.add(.resources, uri, digest)
+                listed.add(.resources, uri.hashValue, digest)
                 resources.append(.object(resource))
                 count.resources += 1
             }
             for (template, digest) in zip(catalog.resourceTemplates, catalog.digests(.resourceTemplates)) {
                 guard let pattern = template["uriTemplate"]?.stringValue else { continue }
-                listed.add(.resourceTemplates, pattern, digest)
+                listed.add(.resourceTemplates, pattern.hashValue, digest)
                 templateOwners.append((URITemplate(pattern), source.server))
                 resourceTemplates.append(.object(template))
             }
             counts[source.server] = count
         }
-        for (name, owners) in bareOwners {
-            if owners.count == 1 {
-                uniqueBareTools[name] = owners[0].route
-            } else {
-                ambiguousBareTools[name] = owners.map(\.exposed)
-            }
-        }
+        for name in ambiguousBareTools.keys { bareOwners.removeValue(forKey: name) }
+        uniqueBareTools = bareOwners.mapValues(\.route)
         fingerprints = listed.fingerprints
     }
 
@@ -137,15 +145,14 @@ package final class AggregatedCatalog: @unchecked Sendable {
         conflicts: inout [String],
         kind: String
     ) -> Bool {
-        if let owner = table[exposed] {
-            conflicts.append(
-                "\(kind) name \(exposed) from \(route.server) clashes with one from \(owner.server); "
-                    + "\(owner.server) keeps it (give one server a different prefix)"
-            )
-            return false
-        }
-        table[exposed] = route
-        return true
+        // One hash in the common case: insert, and put the owner back on a clash.
+        guard let owner = table.updateValue(route, forKey: exposed) else { return true }
+        table[exposed] = owner
+        conflicts.append(
+            "\(kind) name \(exposed) from \(route.server) clashes with one from \(owner.server); "
+                + "\(owner.server) keeps it (give one server a different prefix)"
+        )
+        return false
     }
 
     /// The merged list of one kind, as clients see it.
@@ -197,7 +204,7 @@ package final class AggregatedCatalog: @unchecked Sendable {
     }
 }
 
-/// Accumulates, per kind, the fingerprint of the merged list: each exposed name and its item's digest,
+/// Accumulates, per kind, the fingerprint of the merged list: each exposed name's hash and its item's digest,
 /// in list order.
 private struct ListedDigests {
     // One hasher per kind in its own field: a dictionary of hashers hashed the kind twice for every item.
@@ -206,7 +213,7 @@ private struct ListedDigests {
     private var resources = Hasher()
     private var resourceTemplates = Hasher()
 
-    mutating func add(_ kind: ServerCatalog.Kind, _ exposed: String, _ digest: Int) {
+    mutating func add(_ kind: ServerCatalog.Kind, _ exposed: Int, _ digest: Int) {
         switch kind {
         case .tools: Self.combine(&tools, exposed, digest)
         case .prompts: Self.combine(&prompts, exposed, digest)
@@ -215,7 +222,7 @@ private struct ListedDigests {
         }
     }
 
-    private static func combine(_ hasher: inout Hasher, _ exposed: String, _ digest: Int) {
+    private static func combine(_ hasher: inout Hasher, _ exposed: Int, _ digest: Int) {
         hasher.combine(exposed)
         hasher.combine(digest)
     }

@@ -12,6 +12,8 @@ package struct CatalogContribution: Sendable {
     package struct Item: Sendable {
         /// The name clients see.
         var exposed: String
+        /// Its hash, for the aggregate's list fingerprint.
+        var exposedHash: Int
         /// The name the server knows it by.
         var name: String
         var value: JSONValue
@@ -42,7 +44,13 @@ package struct CatalogContribution: Sendable {
         let exposed = QualifiedName.make(prefix: prefix, separator: separator, name: name)
         var renamed = object
         renamed["name"] = .string(exposed)
-        return Item(exposed: exposed, name: name, value: .object(renamed), digest: digest)
+        return Item(
+            exposed: exposed,
+            exposedHash: exposed.hashValue,
+            name: name,
+            value: .object(renamed),
+            digest: digest
+        )
     }
 }
 
