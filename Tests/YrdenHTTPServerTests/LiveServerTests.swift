@@ -42,6 +42,25 @@ extension LiveServerTests {
             }
         }
 
+        /// A small request's handler starts on libmicrohttpd's own thread (no pool thread to wake); a large body
+        /// is parsed on the global executor instead, so it cannot hold up that thread's other connections.
+        @Test func smallRequestsStartOnTheServersThreadAndLargeOnesOnThePool() async throws {
+            let threadName: HTTPHandler = { _ in
+                .text(200, (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?")
+            }
+            try await withServer(handler: threadName) { server in
+                let port = server.port
+                let (small, large) = try await onThread {
+                    let connection = try TestConnection(port: port)
+                    let small = try connection.request("POST", "/small", body: Array(repeating: 0x61, count: 100))
+                    let large = try connection.request("POST", "/large", body: Array(repeating: 0x61, count: 1 << 20))
+                    return (small, large)
+                }
+                #expect(small.text.hasPrefix("MHD"))
+                #expect(!large.text.hasPrefix("MHD"))
+            }
+        }
+
         @Test func queryAndHeadersAreDecodedAndCaseInsensitive() async throws {
             try await withServer(handler: echoHandler) { server in
                 let port = server.port

@@ -8,9 +8,10 @@ import YrdenExecution
 /// build); on the reactor thread it would hold up every other server's I/O. Each channel gets a serial queue of
 /// its own on the shared dispatch pool, so one slow frame delays only its own server. A small frame with
 /// nothing queued before it is handed over at once, on the calling thread: most answers are small, and the
-/// hop to another thread would only add latency. When more than
-/// `maxPendingBytes` wait, the reader is told to pause (the full pipe then holds the child back) and is resumed
-/// once the handler has caught up to half of that.
+/// hop to another thread would only add latency. Wherever a frame is handed over, inline runs are allowed, so
+/// the request task it answers continues right there (``InlineExecutor``) instead of waking a pool thread.
+/// When more than `maxPendingBytes` wait, the reader is told to pause (the full pipe then holds the child back)
+/// and is resumed once the handler has caught up to half of that.
 final class FrameDelivery: Sendable {
     private struct State {
         var pendingBytes = 0
