@@ -21,6 +21,7 @@ import Testing
         let original = "line1\nline2\t\"quoted\" back\\slash \u{01} é 😀"
         let encoded = JSONValue.string(original).jsonText
         #expect(!encoded.contains("\n"))
+        #expect(encoded == #""line1\nline2\t\"quoted\" back\\slash \u0001 é 😀""#)
         #expect(try JSONValue.parse(encoded) == .string(original))
     }
 

@@ -94,6 +94,23 @@ package struct JSONObject: Sendable, Sequence {
     package func makeIterator() -> Iterator {
         Iterator(keys: keys, values: values)
     }
+
+    /// Compact JSON of the members, in order. Members are read in place rather than copied out one by one: a
+    /// copy retains and releases every key and value, which was a quarter of serializing a large listing.
+    func write(into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        keys.withUnsafeBufferPointer { keys in
+            values.withUnsafeBufferPointer { values in
+                for position in keys.indices {
+                    if position > 0 { output.append(UInt8(ascii: ",")) }
+                    JSONValue.writeString(keys[position], into: &output)
+                    output.append(UInt8(ascii: ":"))
+                    values[position].write(into: &output)
+                }
+            }
+        }
+        output.append(UInt8(ascii: "}"))
+    }
 }
 
 extension JSONObject: Hashable {

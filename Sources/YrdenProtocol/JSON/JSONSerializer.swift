@@ -21,24 +21,15 @@ extension JSONValue {
         case .string(let value): Self.writeString(value, into: &output)
         case .array(let values):
             output.append(UInt8(ascii: "["))
-            var first = true
-            for value in values {
-                if !first { output.append(UInt8(ascii: ",")) }
-                first = false
-                value.write(into: &output)
+            values.withUnsafeBufferPointer { values in
+                for position in values.indices {
+                    if position > 0 { output.append(UInt8(ascii: ",")) }
+                    values[position].write(into: &output)
+                }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
-            output.append(UInt8(ascii: "{"))
-            var first = true
-            for (key, value) in object {
-                if !first { output.append(UInt8(ascii: ",")) }
-                first = false
-                Self.writeString(key, into: &output)
-                output.append(UInt8(ascii: ":"))
-                value.write(into: &output)
-            }
-            output.append(UInt8(ascii: "}"))
+            object.write(into: &output)
         }
     }
 
@@ -55,29 +46,35 @@ extension JSONValue {
 
     static func writeString(_ string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { bytes in
-            var runStart = 0
-            for position in bytes.indices {
-                let byte = bytes[position]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
-                runStart = position + 1
-                switch byte {
-                case 0x22: output.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                default:
-                    output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
-                    output.append(hexDigits[Int(byte >> 4)])
-                    output.append(hexDigits[Int(byte & 0x0F)])
-                }
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        // Native strings are contiguous UTF-8: read in place, no copy of the string and no retain of its storage.
+        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, into: &output) }) == nil {
+            Array(string.utf8).withUnsafeBufferPointer { writeEscaped($0, into: &output) }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `bytes` with JSON's escapes, copying the runs between them whole.
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        var runStart = 0
+        for position in bytes.indices {
+            let byte = bytes[position]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
+            runStart = position + 1
+            output.append(0x5C)
+            switch byte {
+            case 0x22: output.append(0x22)
+            case 0x5C: output.append(0x5C)
+            case 0x0A: output.append(UInt8(ascii: "n"))
+            case 0x0D: output.append(UInt8(ascii: "r"))
+            case 0x09: output.append(UInt8(ascii: "t"))
+            default:
+                output.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30])
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 }
 
