@@ -177,7 +177,9 @@ package final class Gateway: Sendable {
             if batch.count > 1 { events += GatewayEvent.changes(from: previous, to: snapshot) }
         }
         let applied = snapshot
-        snapshot.catalog = aggregate(snapshot)
+        // Most changes move a server between states without touching what the aggregate is made of (200
+        // servers starting make three such changes each); only a change of its inputs pays for a merge.
+        snapshot.catalog = Self.sameCatalogSources(before, snapshot) ? before.catalog : aggregate(snapshot)
         let changed = Self.changedKinds(before.catalog, snapshot.catalog)
         if !changed.isEmpty { snapshot.generation += 1 }
         let known = Set(before.catalog.conflicts)
@@ -185,6 +187,34 @@ package final class Gateway: Sendable {
         state.withLock { [snapshot] in $0 = snapshot }
         events += GatewayEvent.changes(from: batch.count > 1 ? applied : before, to: snapshot)
         return AppliedChanges(after: snapshot, events: events, changedKinds: changed, conflicts: newConflicts)
+    }
+
+    /// Whether two snapshots merge into the same aggregate: the same servers connected with lists, in the same
+    /// order, under the same prefix and tool filter, with the same lists (by digest: arrays kept from one
+    /// snapshot to the next share their storage, so an unchanged list compares at once).
+    private static func sameCatalogSources(_ before: Snapshot, _ after: Snapshot) -> Bool {
+        guard before.order == after.order else { return false }
+        for id in after.order {
+            let old = before.links[id].flatMap(Self.mergedPart)
+            let new = after.links[id].flatMap(Self.mergedPart)
+            switch (old, new) {
+            case (nil, nil):
+                continue
+            case (let old?, let new?):
+                guard old.spec.prefix == new.spec.prefix, old.spec.toolFilter == new.spec.toolFilter,
+                    ServerCatalog.Kind.allCases.allSatisfy({ old.catalog.digests($0) == new.catalog.digests($0) })
+                else { return false }
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// What a server adds to the aggregate: its spec and lists while it is connected.
+    private static func mergedPart(_ link: ServerLink) -> (spec: ServerSpec, catalog: ServerCatalog)? {
+        guard link.state.isConnected, let catalog = link.catalog else { return nil }
+        return (link.spec, catalog)
     }
 
     /// The merged catalog of every connected server, in config order.

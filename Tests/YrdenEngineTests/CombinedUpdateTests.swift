@@ -1,6 +1,7 @@
 import Logging
 import Testing
 import YrdenConfig
+import YrdenProtocol
 
 @testable import YrdenEngine
 
@@ -27,6 +28,31 @@ import YrdenConfig
         let order = gateway.snapshot.order
         #expect(order.count == writers)
         #expect(Set(order) == Set((0..<writers).map { "writer\($0)" }))
+    }
+
+    /// A change that leaves every connected server's lists, prefix and filter as they were keeps the merged
+    /// catalog as it is, without merging again; a change of a list merges anew.
+    @Test func onlyAChangeOfTheMergedInputsRebuildsTheAggregate() {
+        let spec = ServerSpec(id: "a", transport: .stdio(command: "x", args: [], env: [:], cwd: nil))
+        let gateway = Gateway(config: GatewayConfig(servers: [spec]), logger: Logger(label: "test"))
+        let tools: [JSONObject] = [["name": "x", "inputSchema": ["type": "object"]]]
+        gateway.update { snapshot in
+            snapshot.links["a"]?.state = .connected(since: .now)
+            snapshot.links["a"]?.catalog = ServerCatalog(tools: tools)
+        }
+        let merged = gateway.snapshot.catalog
+        #expect(merged.toolRoutes["a__x"] != nil)
+
+        gateway.update { $0.links["a"]?.state = .connected(since: .now) }
+        gateway.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools) }  // equal lists, built apart
+        #expect(gateway.snapshot.catalog === merged)
+
+        gateway.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools + [["name": "y"]]) }
+        #expect(gateway.snapshot.catalog !== merged)
+        #expect(gateway.snapshot.catalog.toolRoutes["a__y"] != nil)
+
+        gateway.update { $0.links["a"]?.state = .disconnected }
+        #expect(gateway.snapshot.catalog.tools.isEmpty)
     }
 
     @Test func aChangeIsVisibleToReadersWhenUpdateReturns() {
