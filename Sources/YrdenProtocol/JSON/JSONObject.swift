@@ -10,14 +10,19 @@ package struct JSONObject: Sendable, Sequence {
     /// The size from which lookups go through ``index`` rather than a scan.
     static let indexThreshold = 16
 
-    private var keys: [String]
-    private var values: [JSONValue]
+    /// One array of key-value pairs, not an array of keys beside an array of values: one allocation per object
+    /// instead of two, and a smaller `JSONValue`, which matters with tens of thousands of tool schemas held.
+    fileprivate struct Member {
+        var key: String
+        var value: JSONValue
+    }
+
+    private var members: [Member]
     /// Position of the last occurrence of each key; `nil` while the object is small.
     private var index: [String: Int]?
 
     package init() {
-        keys = []
-        values = []
+        members = []
         index = nil
     }
 
@@ -29,46 +34,44 @@ package struct JSONObject: Sendable, Sequence {
     /// Appends without checking for a duplicate key; the parser uses it, where duplicates keep the last value
     /// visible through `subscript` because lookup finds the last occurrence.
     mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
-        keys.append(key)
-        values.append(value)
+        members.append(Member(key: key, value: value))
         if index != nil {
-            index?[key] = keys.count - 1
-        } else if keys.count >= Self.indexThreshold {
+            index?[key] = members.count - 1
+        } else if members.count >= Self.indexThreshold {
             rebuildIndex()
         }
     }
 
-    package var count: Int { keys.count }
-    package var isEmpty: Bool { keys.isEmpty }
+    package var count: Int { members.count }
+    package var isEmpty: Bool { members.isEmpty }
 
     /// Where the visible value of `key` sits: its last occurrence.
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
-        return keys.lastIndex(of: key)
+        return members.lastIndex { $0.key == key }
     }
 
     private mutating func rebuildIndex() {
-        guard keys.count >= Self.indexThreshold else {
+        guard members.count >= Self.indexThreshold else {
             index = nil
             return
         }
-        var rebuilt = [String: Int](minimumCapacity: keys.count)
-        for (position, key) in keys.enumerated() { rebuilt[key] = position }
+        var rebuilt = [String: Int](minimumCapacity: members.count)
+        for (position, member) in members.enumerated() { rebuilt[member.key] = position }
         index = rebuilt
     }
 
     package subscript(key: String) -> JSONValue? {
         get {
             guard let position = position(of: key) else { return nil }
-            return values[position]
+            return members[position].value
         }
         set {
             if let position = position(of: key) {
                 if let newValue {
-                    values[position] = newValue
+                    members[position].value = newValue
                 } else {
-                    keys.remove(at: position)
-                    values.remove(at: position)
+                    members.remove(at: position)
                     if index != nil { rebuildIndex() }
                 }
             } else if let newValue {
@@ -80,33 +83,30 @@ package struct JSONObject: Sendable, Sequence {
     /// Members in order. A concrete iterator, not a type-erased one: serializing and digesting walk every
     /// member of every object, and a closure call per member was a large share of listing a big catalog.
     package struct Iterator: IteratorProtocol {
-        fileprivate let keys: [String]
-        fileprivate let values: [JSONValue]
+        fileprivate let members: [Member]
         fileprivate var position = 0
 
         package mutating func next() -> Element? {
-            guard position < keys.count else { return nil }
+            guard position < members.count else { return nil }
             defer { position += 1 }
-            return (keys[position], values[position])
+            return (members[position].key, members[position].value)
         }
     }
 
     package func makeIterator() -> Iterator {
-        Iterator(keys: keys, values: values)
+        Iterator(members: members)
     }
 
     /// Compact JSON of the members, in order. Members are read in place rather than copied out one by one: a
     /// copy retains and releases every key and value, which was a quarter of serializing a large listing.
     func write(into output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
-        keys.withUnsafeBufferPointer { keys in
-            values.withUnsafeBufferPointer { values in
-                for position in keys.indices {
-                    if position > 0 { output.append(UInt8(ascii: ",")) }
-                    JSONValue.writeString(keys[position], into: &output)
-                    output.append(UInt8(ascii: ":"))
-                    values[position].write(into: &output)
-                }
+        members.withUnsafeBufferPointer { members in
+            for position in members.indices {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(members[position].key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                members[position].value.write(into: &output)
             }
         }
         output.append(UInt8(ascii: "}"))
