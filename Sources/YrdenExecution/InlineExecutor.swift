@@ -48,9 +48,11 @@ package enum InlineRuns {
     }()
 
     /// Runs `body`; a task preferring ``InlineExecutor`` that becomes runnable on this thread meanwhile runs here,
-    /// before the call that made it runnable returns. The caller must hold no lock such a task could take.
+    /// before the call that made it runnable returns. The caller must hold no lock such a task could take. Inside
+    /// a job that runs inline already, it changes nothing: jobs never nest.
     package static func allowed<Result>(_ body: () throws -> Result) rethrows -> Result {
         let previous = pthread_getspecific(key)
+        guard previous != Mark.running.pointer else { return try body() }
         pthread_setspecific(key, Mark.allowed.pointer)
         defer { pthread_setspecific(key, previous) }
         return try body()

@@ -84,7 +84,8 @@ import YrdenExecution
         #expect(seen.runner.withLock { $0 } == seen.starter.withLock { $0 })
     }
 
-    /// A job never runs inside another: what an inline step makes runnable goes to the global executor.
+    /// A job never runs inside another: what an inline step makes runnable goes to the global executor, even
+    /// where the step itself allows inline runs again.
     @Test func anInlineStepDoesNotRunAnotherInsideIt() async {
         let outer = Seen()
         let inner = Seen()
@@ -94,7 +95,7 @@ import YrdenExecution
             InlineRuns.allowed {
                 Task(executorPreference: InlineExecutor.shared) {
                     outer.runner.withLock { $0 = Self.currentThread }
-                    Self.recordingTask(inner, done: finish)
+                    InlineRuns.allowed { Self.recordingTask(inner, done: finish) }
                 }
             }
         }
