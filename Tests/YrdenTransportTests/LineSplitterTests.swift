@@ -20,6 +20,19 @@ import Testing
         )
     }
 
+    /// A long line that arrived in pieces leaves no buffer of its size behind once it is handed over.
+    @Test func aLongSplitLineLeavesNoLargeBufferBehind() {
+        var splitter = LineSplitter(maxLineBytes: 4 << 20)
+        var lines: [Int] = []
+        let half = [UInt8](repeating: 0x61, count: 1 << 20)
+        half.withUnsafeBufferPointer { splitter.feed($0) { _ in } }
+        (half + [0x0A]).withUnsafeBufferPointer {
+            splitter.feed($0) { if case .line(let line) = $0 { lines.append(line.count) } }
+        }
+        #expect(lines == [2 << 20])
+        #expect(splitter.heldCapacity < 4096)
+    }
+
     @Test func carriageReturnsAndEmptyLinesAreDropped() {
         #expect(split(["x\r\n\n\ny\n"]) == [.line([UInt8(ascii: "x")]), .line([UInt8(ascii: "y")])])
     }

@@ -10,6 +10,9 @@ struct LineSplitter {
         self.maxLineBytes = maxLineBytes
     }
 
+    /// Bytes held between lines, for tests.
+    var heldCapacity: Int { pending.capacity }
+
     enum Piece: Equatable {
         case line([UInt8])
         case oversized
@@ -30,8 +33,10 @@ struct LineSplitter {
                 line = Array(part)
             } else {
                 pending.append(contentsOf: part)
+                // The buffer goes with the line: keeping its capacity would hold a copy as large as the largest
+                // line this server ever split (up to `maxLineBytes`) for as long as it runs.
                 line = pending
-                pending.removeAll(keepingCapacity: true)
+                pending = []
             }
             if line.last == 0x0D { line.removeLast() }
             if line.count > maxLineBytes {
