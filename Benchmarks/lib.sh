@@ -23,7 +23,7 @@ prepare() {
     $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   mkdir -p "$OUT"
-  for prog in echo_upstream stdio_driver mcp_seq wait_connected; do
+  for prog in echo_upstream stdio_driver mcp_seq wait_connected http_floor; do
     [ "$OUT/$prog" -nt "$BENCH_DIR/$prog.c" ] && [ "$OUT/$prog" -nt "$BENCH_DIR/http_client.h" ] \
       || gcc -O2 -pthread -o "$OUT/$prog" "$BENCH_DIR/$prog.c"
   done

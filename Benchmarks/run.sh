@@ -37,6 +37,17 @@ measure_direct() { # LABEL CMD...
   R[$label.c64]=$(grep 'window=64 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
 }
 
+# measure_floor: CALLS sequential requests from the same client to a bare HTTP server (Benchmarks/harness/http_floor.c)
+# that answers each at once: what TCP on loopback and two processes waking each other cost, with no gateway.
+measure_floor() {
+  local port out; port=$(free_port)
+  "$OUT/http_floor" "$port" & local pid=$!; PIDS+=("$pid")
+  for _ in $(seq 1 200); do curl -s "http://127.0.0.1:$port/" -o /dev/null -m 1 && break; sleep 0.01; done
+  out=$("$OUT/mcp_seq" -n "$CALLS" -W 100 -t echo "http://127.0.0.1:$port/mcp" | grep '^RESULT')
+  R[floor.p50]=$(kv "$out" p50_us); R[floor.p99]=$(kv "$out" p99_us)
+  end_pid "$pid" 5; forget_pid "$pid"
+}
+
 # list_all LABEL EXPECTED LISTINGS: LISTINGS whole tools/list (every page) at URL in session SID, after a tenth as
 # many (at least 3) warm-up listings; LABEL.p50/p99 in µs, LABEL.tools and LABEL.pages of one listing. A listing that fails or does not
 # count EXPECTED tools measured nothing: the program stops.
@@ -89,6 +100,7 @@ measure_fleet() {
 }
 
 echo "yrden $("$YRDEN" --version) on $(nproc) cores; wrk ${DUR}s per figure, $CALLS sequential calls" >&2
+measure_floor
 measure_direct direct_c "$OUT/echo_upstream" 0
 measure_direct direct_demo "$YRDEN" demo-server
 measure_gateway gw_c up0__echo "$OUT/echo_upstream" 0
@@ -115,6 +127,9 @@ row "p99 latency µs (1 client)" "${R[direct_c.p99]}" "${R[gw_c.p99]}" "${R[dire
 row "added p50 / p99 µs" "" "${R[gw_c.added_p50]} / ${R[gw_c.added_p99]}" "" \
   "$(added "${R[gw_demo.p50]}" "${R[direct_demo.p50]}") / $(added "${R[gw_demo.p99]}" "${R[direct_demo.p99]}")" \
   "<= $BUDGET_ADDED_P50 / $BUDGET_ADDED_P99"
+row "bare HTTP round trip p50 / p99 µs" "" "${R[floor.p50]} / ${R[floor.p99]}" "" "" ""
+row "added over bare HTTP p50 / p99 µs" "" "$(added "${R[gw_c.p50]}" "${R[floor.p50]}") / $(added "${R[gw_c.p99]}" "${R[floor.p99]}")" "" \
+  "$(added "${R[gw_demo.p50]}" "${R[floor.p50]}") / $(added "${R[gw_demo.p99]}" "${R[floor.p99]}")" ""
 row "gateway CPU µs/call, 1 client" "" "${R[gw_c.cpu1]}" "" "${R[gw_demo.cpu1]}" "<= $BUDGET_CPU"
 row "gateway CPU µs/call, 64 clients" "" "${R[gw_c.cpu64]}" "" "${R[gw_demo.cpu64]}" "<= $BUDGET_CPU"
 row "failed calls (seq / c16 / c64)" "" "${R[gw_c.errors]}/${R[gw_c.bad16]}/${R[gw_c.bad64]}" "" "${R[gw_demo.errors]}/${R[gw_demo.bad16]}/${R[gw_demo.bad64]}" ""
