@@ -177,8 +177,8 @@ package final class Gateway: Sendable {
             if batch.count > 1 { events += GatewayEvent.changes(from: previous, to: snapshot) }
         }
         let applied = snapshot
-        // Most changes move a server between states without touching what the aggregate is made of (200
-        // servers starting make three such changes each); only a change of its inputs pays for a merge.
+        // Most changes move a server between states without touching what the aggregate is made of (each of
+        // 200 servers starting publishes several states); only a change of its inputs pays for a merge.
         snapshot.catalog = Self.sameCatalogSources(before, snapshot) ? before.catalog : aggregate(snapshot)
         let changed = Self.changedKinds(before.catalog, snapshot.catalog)
         if !changed.isEmpty { snapshot.generation += 1 }
