@@ -51,6 +51,27 @@ import YrdenProtocol
         return (client, box.withLock { $0! })
     }
 
+    /// Sends every payload as its own `echo` request, all at once, and expects each answer to be its own payload.
+    private func expectConcurrentEchoes(
+        _ client: UpstreamClient,
+        _ payloads: [JSONValue],
+        timeout: Duration
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for payload in payloads {
+                group.addTask {
+                    let reply = try await client.request(
+                        "echo",
+                        params: payload,
+                        options: RequestOptions(timeout: timeout)
+                    )
+                    #expect(try reply.get() == payload)
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test func handshakeAndEchoWithFreshIDs() async throws {
         let (client, _) = try connect()
         let handshake = try await client.initialize(
@@ -70,19 +91,7 @@ import YrdenProtocol
 
     @Test func concurrentRequestsAreCorrelated() async throws {
         let (client, _) = try connect()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<50 {
-                group.addTask {
-                    let reply = try await client.request(
-                        "echo",
-                        params: ["n": .int(index)],
-                        options: RequestOptions(timeout: .seconds(10))
-                    )
-                    #expect(try reply.get() == ["n": .int(index)])
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await expectConcurrentEchoes(client, (0..<50).map { ["n": .int($0)] }, timeout: .seconds(10))
         await client.close()
     }
 
@@ -203,19 +212,8 @@ import YrdenProtocol
     @Test func framesLargerThanThePipeArriveWhole() async throws {
         let (client, _) = try connect()
         let big = String(repeating: "x", count: 4 << 20)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<3 {
-                group.addTask {
-                    let reply = try await client.request(
-                        "echo",
-                        params: ["n": .int(index), "s": .string(big)],
-                        options: RequestOptions(timeout: .seconds(30))
-                    )
-                    #expect(try reply.get() == ["n": .int(index), "s": .string(big)])
-                }
-            }
-            try await group.waitForAll()
-        }
+        let payloads: [JSONValue] = (0..<3).map { ["n": .int($0), "s": .string(big)] }
+        try await expectConcurrentEchoes(client, payloads, timeout: .seconds(30))
         await client.close()
     }
 
@@ -224,20 +222,10 @@ import YrdenProtocol
     @Test func concurrentSmallAndLargeFramesArriveWholeAndInOrderOfTheirOwn() async throws {
         let (client, _) = try connect()
         let large = String(repeating: "y", count: 300 << 10)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for index in 0..<120 {
-                group.addTask {
-                    let text = index % 10 == 0 ? large : "frame \(index)"
-                    let reply = try await client.request(
-                        "echo",
-                        params: ["n": .int(index), "s": .string(text)],
-                        options: RequestOptions(timeout: .seconds(30))
-                    )
-                    #expect(try reply.get() == ["n": .int(index), "s": .string(text)])
-                }
-            }
-            try await group.waitForAll()
+        let payloads: [JSONValue] = (0..<120).map {
+            ["n": .int($0), "s": .string($0 % 10 == 0 ? large : "frame \($0)")]
         }
+        try await expectConcurrentEchoes(client, payloads, timeout: .seconds(30))
         await client.close()
     }
 

@@ -78,7 +78,7 @@ package final class AggregatedCatalog: @unchecked Sendable {
         tools.reserveCapacity(toolCount)
         promptRoutes.reserveCapacity(promptCount)
         prompts.reserveCapacity(promptCount)
-        /// Each upstream tool name's first owner; names that turn out to have several move to `ambiguousBareTools`.
+        // Each upstream tool name's first owner; names that turn out to have several move to `ambiguousBareTools`.
         var bareOwners: [String: (route: Route, exposed: String)] = [:]
         bareOwners.reserveCapacity(toolCount)
         var listed = ListedDigests()
