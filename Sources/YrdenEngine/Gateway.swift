@@ -40,6 +40,10 @@ package final class Gateway: Sendable {
         package var order: [String]
         package var links: [String: ServerLink]
         package var catalog = AggregatedCatalog.empty
+        /// Whether ``catalog`` is behind ``links`` because the merge waits for the startup gate: while servers
+        /// make their first attempts nobody reads the aggregate, so 200 servers connecting one by one cost one
+        /// merge when the last is done instead of 200 merges of a growing catalog.
+        package var mergePending = false
 
         /// Every server's spec, in config order.
         package var specs: [ServerSpec] { order.compactMap { links[$0]?.spec } }
@@ -178,8 +182,14 @@ package final class Gateway: Sendable {
         }
         let applied = snapshot
         // Most changes move a server between states without touching what the aggregate is made of (each of
-        // 200 servers starting publishes several states); only a change of its inputs pays for a merge.
-        snapshot.catalog = Self.sameCatalogSources(before, snapshot) ? before.catalog : aggregate(snapshot)
+        // 200 servers starting publishes several states); only a change of its inputs pays for a merge, and
+        // none is paid before the startup gate would open.
+        if !startupSettled(snapshot) {
+            snapshot.mergePending = true
+        } else if before.mergePending || !Self.sameCatalogSources(before, snapshot) {
+            snapshot.catalog = aggregate(snapshot)
+            snapshot.mergePending = false
+        }
         let changed = Self.changedKinds(before.catalog, snapshot.catalog)
         if !changed.isEmpty { snapshot.generation += 1 }
         let known = Set(before.catalog.conflicts)
@@ -187,6 +197,12 @@ package final class Gateway: Sendable {
         state.withLock { [snapshot] in $0 = snapshot }
         events += GatewayEvent.changes(from: batch.count > 1 ? applied : before, to: snapshot)
         return AppliedChanges(after: snapshot, events: events, changedKinds: changed, conflicts: newConflicts)
+    }
+
+    /// Whether the aggregate is read yet: the startup gate is open, or would be opened by this snapshot (every
+    /// first attempt over) or by its deadline.
+    private func startupSettled(_ snapshot: Snapshot) -> Bool {
+        startup.isOpen || snapshot.firstAttemptsFinished || startup.deadlinePassed
     }
 
     /// Whether two snapshots merge into the same aggregate: the same servers connected with lists, in the same

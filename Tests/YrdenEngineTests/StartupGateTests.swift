@@ -1,4 +1,7 @@
+import Logging
 import Testing
+import YrdenConfig
+import YrdenProtocol
 
 @testable import YrdenEngine
 
@@ -20,10 +23,12 @@ import Testing
         #expect(gate.isOpen)
     }
 
-    @Test func theDeadlineEndsTheWaitAndOpensTheGate() async {
+    /// The deadline ends the wait; the gateway opens the gate once it has merged what it held back.
+    @Test func theDeadlineEndsTheWait() async {
         let gate = StartupGate(deadline: .now + .milliseconds(50))
         await gate.wait()
-        #expect(gate.isOpen)
+        #expect(gate.deadlinePassed)
+        #expect(!gate.isOpen)
     }
 
     @Test func cancellingAWaiterEndsOnlyItsWait() async {
@@ -32,5 +37,48 @@ import Testing
         waiter.cancel()
         await waiter.value
         #expect(!gate.isOpen)
+    }
+}
+
+/// The merge of every server's lists waits for the gate: the servers starting together are merged once.
+@Suite struct DeferredMergeTests {
+    static let specs = ["a", "b"].map {
+        ServerSpec(id: $0, transport: .stdio(command: "x", args: [], env: [:], cwd: nil))
+    }
+    static let tools: [JSONObject] = [["name": "x", "inputSchema": ["type": "object"]]]
+
+    static func gateway(startupWait: Duration) -> Gateway {
+        Gateway(
+            config: GatewayConfig(gateway: GatewaySettings(startupWait: startupWait), servers: specs),
+            logger: Logger(label: "test")
+        )
+    }
+
+    @Test func aServerConnectingFirstIsMergedWhenTheLastFirstAttemptEnds() {
+        let gateway = Self.gateway(startupWait: .seconds(600))
+        gateway.update { snapshot in
+            snapshot.links["a"]?.state = .connected(since: .now)
+            snapshot.links["a"]?.catalog = ServerCatalog(tools: Self.tools)
+        }
+        #expect(gateway.snapshot.mergePending)
+        #expect(gateway.snapshot.catalog.tools.isEmpty)
+        #expect(!gateway.startup.isOpen)
+
+        gateway.update { $0.links["b"]?.state = .connecting(attempt: 2) }
+        #expect(!gateway.snapshot.mergePending)
+        #expect(gateway.snapshot.catalog.toolRoutes["a__x"] != nil)
+        #expect(gateway.startup.isOpen)
+    }
+
+    @Test func theDeadlineMergesWhatConnectedBeforeTheGateOpens() async {
+        let gateway = Self.gateway(startupWait: .milliseconds(100))
+        gateway.update { snapshot in
+            snapshot.links["a"]?.state = .connected(since: .now)
+            snapshot.links["a"]?.catalog = ServerCatalog(tools: Self.tools)
+        }
+        #expect(gateway.snapshot.catalog.tools.isEmpty)
+        await gateway.awaitStartup()
+        #expect(gateway.startup.isOpen)
+        #expect(gateway.snapshot.catalog.toolRoutes["a__x"] != nil)
     }
 }

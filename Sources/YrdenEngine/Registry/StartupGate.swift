@@ -5,8 +5,8 @@
 /// The gate opens once and stays open: when the last first attempt ends, or at its deadline
 /// (`gateway.startupWait` after the gateway started), whichever comes first. A server added later never
 /// closes it again. A waiter is a continuation the opening resumes (an event, not a poll); its own timer
-/// opens the gate at the deadline, cancelling its task ends its wait, and past ``maxWaiters`` a request is
-/// answered at once rather than held.
+/// ends its wait at the deadline, cancelling its task ends it too, and past ``maxWaiters`` a request is
+/// answered at once rather than held. The gateway opens the gate, after the merge it put off until then.
 final class StartupGate: Sendable {
     /// Requests held at once; beyond this, a request does not wait (bounded memory under a flood).
     static let maxWaiters = 4096
@@ -26,16 +26,14 @@ final class StartupGate: Sendable {
         opened.signal()
     }
 
+    var deadlinePassed: Bool { ContinuousClock.now >= deadline }
+
     /// Returns once the gate is open, its deadline has passed, or the calling task is cancelled.
     func wait() async {
-        guard !isOpen else { return }
-        guard ContinuousClock.now < deadline else { return open() }
+        guard !isOpen, !deadlinePassed else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.opened.wait() }
-            group.addTask {
-                try? await Task.sleep(until: self.deadline, clock: .continuous)
-                if !Task.isCancelled { self.open() }
-            }
+            group.addTask { try? await Task.sleep(until: self.deadline, clock: .continuous) }
             await group.next()
             group.cancelAll()
         }
@@ -61,7 +59,15 @@ extension Gateway {
     /// since the gateway started; returns at once afterwards.
     func awaitStartup() async {
         guard !startup.isOpen else { return }
-        if snapshot.firstAttemptsFinished { return startup.open() }
-        await startup.wait()
+        if !snapshot.firstAttemptsFinished { await startup.wait() }
+        guard snapshot.firstAttemptsFinished || startup.deadlinePassed else { return }  // the waiter was cancelled
+        openStartup()
+    }
+
+    /// Opens the startup gate once the merge it held back is done, so whoever finds the gate open reads the
+    /// whole catalog.
+    func openStartup() {
+        if snapshot.mergePending { update { _ in } }
+        startup.open()
     }
 }
