@@ -183,14 +183,17 @@ struct JSONParser {
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
+        var highBits: UInt8 = 0
         // Fast path: no escapes, so the bytes between the quotes are the string.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return try validatedString(slice)
+                // ASCII needs no validation; the stdlib's generic validation looks up type metadata per call.
+                return highBits < 0x80 ? String(decoding: slice, as: UTF8.self) : try validatedString(slice)
             }
+            highBits |= byte
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in string") }
             index += 1
