@@ -99,14 +99,14 @@ package struct JSONObject: Sendable, Sequence {
 
     /// Compact JSON of the members, in order. Members are read in place rather than copied out one by one: a
     /// copy retains and releases every key and value, which was a quarter of serializing a large listing.
-    func write(into output: inout [UInt8]) {
+    func write(to output: inout JSONOutput) {
         output.append(UInt8(ascii: "{"))
         members.withUnsafeBufferPointer { members in
             for position in members.indices {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(members[position].key, into: &output)
+                JSONValue.writeString(members[position].key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                members[position].value.write(into: &output)
+                members[position].value.write(to: &output)
             }
         }
         output.append(UInt8(ascii: "}"))

@@ -1,10 +1,9 @@
 extension JSONValue {
     /// Compact UTF-8 JSON with no raw newline anywhere, so the output is also a valid stdio frame.
     package func serialized() -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(256)
-        write(into: &output)
-        return output
+        var output = JSONOutput(capacity: 256)
+        write(to: &output)
+        return output.bytes()
     }
 
     /// The compact JSON text, for logs and tests.
@@ -12,69 +11,126 @@ extension JSONValue {
         String(decoding: serialized(), as: UTF8.self)
     }
 
-    package func write(into output: inout [UInt8]) {
+    /// Appends the compact JSON to `bytes`.
+    package func write(into bytes: inout [UInt8]) {
+        var output = JSONOutput(capacity: 256)
+        write(to: &output)
+        output.append(to: &bytes)
+    }
+
+    func write(to output: inout JSONOutput) {
         switch self {
-        case .null: output.append(contentsOf: "null".utf8)
-        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): output.append(contentsOf: String(value).utf8)
-        case .double(let value): Self.writeDouble(value, into: &output)
-        case .string(let value): Self.writeString(value, into: &output)
+        case .null: output.append("null")
+        case .bool(let value): output.append(value ? "true" : "false")
+        case .int(let value): output.write(upTo: 20) { Self.writeInt(value, at: $0) }
+        case .double(let value): Self.writeDouble(value, to: &output)
+        case .string(let value): Self.writeString(value, to: &output)
         case .array(let values):
             output.append(UInt8(ascii: "["))
             values.withUnsafeBufferPointer { values in
                 for position in values.indices {
                     if position > 0 { output.append(UInt8(ascii: ",")) }
-                    values[position].write(into: &output)
+                    values[position].write(to: &output)
                 }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
-            object.write(into: &output)
+            object.write(to: &output)
         }
+    }
+
+    /// Decimal digits written in place, no `String` made on the way; returns how many bytes it wrote.
+    private static func writeInt(_ value: Int, at start: UnsafeMutablePointer<UInt8>) -> Int {
+        var magnitude = value.magnitude
+        var digits = 1
+        var rest = magnitude
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        let sign = value < 0 ? 1 : 0
+        if sign == 1 { start[0] = UInt8(ascii: "-") }
+        var position = sign + digits - 1
+        repeat {
+            start[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+            position -= 1
+        } while magnitude > 0
+        return sign + digits
     }
 
     /// JSON has no NaN or infinity; they become `null` rather than invalid output.
-    private static func writeDouble(_ value: Double, into output: inout [UInt8]) {
-        guard value.isFinite else {
-            output.append(contentsOf: "null".utf8)
-            return
-        }
-        output.append(contentsOf: value.description.utf8)
+    private static func writeDouble(_ value: Double, to output: inout JSONOutput) {
+        guard value.isFinite else { return output.append("null") }
+        writeUTF8(value.description, to: &output)
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let hexDigits: StaticString = "0123456789abcdef"
 
-    static func writeString(_ string: String, into output: inout [UInt8]) {
+    static func writeString(_ string: String, to output: inout JSONOutput) {
         output.append(UInt8(ascii: "\""))
-        // Native strings are contiguous UTF-8: read in place, no copy of the string and no retain of its storage.
-        if string.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, into: &output) }) == nil {
-            Array(string.utf8).withUnsafeBufferPointer { writeEscaped($0, into: &output) }
-        }
+        writeUTF8(string, to: &output, escaped: true)
         output.append(UInt8(ascii: "\""))
     }
 
-    /// Appends `bytes` with JSON's escapes, copying the runs between them whole.
-    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+    /// Native strings, small ones included, are contiguous UTF-8: read in place, no copy and no retain.
+    private static func writeUTF8(_ string: String, to output: inout JSONOutput, escaped: Bool = false) {
+        func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+            escaped ? writeEscaped(bytes, to: &output) : output.append(bytes)
+        }
+        if string.utf8.withContiguousStorageIfAvailable(write) == nil {
+            Array(string.utf8).withUnsafeBufferPointer(write)
+        }
+    }
+
+    /// Appends `bytes` with JSON's escapes, copying the runs between them whole. Eight bytes at a time are
+    /// skipped when none of them can need an escape (most text has none).
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout JSONOutput) {
+        guard let base = bytes.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
         var runStart = 0
-        for position in bytes.indices {
+        var position = 0
+        while position < bytes.count {
+            if bytes.count &- position >= 8,
+                !mayNeedEscape(raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            {
+                position &+= 8
+                continue
+            }
             let byte = bytes[position]
+            position &+= 1
             guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
-            runStart = position + 1
-            output.append(0x5C)
+            output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<(position - 1)]))
+            runStart = position
             switch byte {
-            case 0x22: output.append(0x22)
-            case 0x5C: output.append(0x5C)
-            case 0x0A: output.append(UInt8(ascii: "n"))
-            case 0x0D: output.append(UInt8(ascii: "r"))
-            case 0x09: output.append(UInt8(ascii: "t"))
+            case 0x22: output.append("\\\"")
+            case 0x5C: output.append("\\\\")
+            case 0x0A: output.append("\\n")
+            case 0x0D: output.append("\\r")
+            case 0x09: output.append("\\t")
             default:
-                output.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30])
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
+                output.append("\\u00")
+                hexDigits.withUTF8Buffer { hex in
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0x0F)])
+                }
             }
         }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+    }
+
+    /// Whether any of eight bytes is a control character, a quote or a backslash; may answer yes for bytes
+    /// of a multi-byte character, which are then looked at one by one.
+    @inline(__always)
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let quote = (quotes &- ones) & ~quotes
+        let backslash = (backslashes &- ones) & ~backslashes
+        return (control | quote | backslash) & highs != 0
     }
 }
 
@@ -108,7 +164,7 @@ extension JSONValue {
                 if !first { output.append(UInt8(ascii: ",")) }
                 first = false
                 Self.startLine(into: &output, spaces: indent * (depth + 1))
-                Self.writeString(key, into: &output)
+                JSONValue.string(key).write(into: &output)
                 output.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
                 value.writePretty(into: &output, indent: indent, depth: depth + 1)
             }
