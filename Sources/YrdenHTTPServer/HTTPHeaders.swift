@@ -55,7 +55,9 @@ package struct HTTPHeaders: Sendable, Hashable {
     package var isEmpty: Bool { fields.isEmpty }
 
     /// ASCII case-insensitive comparison without allocating lowercased copies; header names are ASCII tokens.
+    /// Names of different lengths (most pairs a lookup meets) differ at once: a native string knows its length.
     static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
         var left = lhs.utf8.makeIterator()
         var right = rhs.utf8.makeIterator()
         while true {
