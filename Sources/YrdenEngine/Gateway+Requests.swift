@@ -32,13 +32,41 @@ extension Gateway {
             return JSONRPCResponse(id: request.id, error: error)
         }
         let outcome: Result<JSONValue, JSONRPCError>
+        var encoded: EncodedJSON?
         do {
-            outcome = try await dispatch(request, session: admitted.session, call: call, related: related)
+            if let kind = ServerCatalog.Kind(listMethod: request.method) {
+                let page = try await listPage(kind, cursor: request.params?["cursor"])
+                (outcome, encoded) = (.success(page.value), page.encoded)
+            } else {
+                outcome = try await dispatch(request, session: admitted.session, call: call, related: related)
+            }
         } catch {
             outcome = .failure(error)
         }
-        let cancelled = admitted.session.finish(request.id)
-        return cancelled ? nil : JSONRPCResponse(id: request.id, outcome: outcome)
+        guard !admitted.session.finish(request.id) else { return nil }  // the client cancelled it
+        var response = JSONRPCResponse(id: request.id, outcome: outcome)
+        response.encodedResult = encoded
+        return response
+    }
+
+    /// One page of a merged list, with its serialization: made once per catalog generation and page, and
+    /// shared by every client that lists.
+    private func listPage(
+        _ kind: ServerCatalog.Kind,
+        cursor: JSONValue?
+    ) async throws(JSONRPCError) -> (value: JSONValue, encoded: EncodedJSON) {
+        // The first lists wait for the servers' first attempts, so a client started with the gateway
+        // does not keep an empty or partial catalog.
+        await awaitStartup()
+        let snapshot = self.snapshot
+        let page = try Pagination.page(
+            snapshot.catalog[kind],
+            key: kind.resultKey,
+            cursor: cursor,
+            generation: snapshot.generation
+        )
+        let encoded = listPages.encoded(page, kind: kind, cursor: cursor?.stringValue, generation: snapshot.generation)
+        return (page, encoded)
     }
 
     /// ``respond(to:session:related:)`` for a transport that must end each request's exchange with a
@@ -76,19 +104,6 @@ extension Gateway {
         async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError>
     {
         let params = request.params
-        if let kind = ServerCatalog.Kind(listMethod: request.method) {
-            // The first lists wait for the servers' first attempts, so a client started with the gateway
-            // does not keep an empty or partial catalog.
-            await awaitStartup()
-            let snapshot = self.snapshot
-            let page = try Pagination.page(
-                snapshot.catalog[kind],
-                key: kind.resultKey,
-                cursor: params?["cursor"],
-                generation: snapshot.generation
-            )
-            return .success(page)
-        }
         let snapshot = self.snapshot
         let context = ForwardContext(snapshot: snapshot, session: session, call: call, related: related)
         switch request.method {

@@ -27,6 +27,8 @@ package final class Gateway: Sendable {
     private let writer = Mutex(())
     /// Each server's tools and prompts as prepared for the aggregate, kept between rebuilds.
     private let contributions = CatalogContributions()
+    /// The merged lists' pages as clients receive them, serialized once per catalog generation.
+    let listPages = ListPageCache()
     /// Changes waiting for the writer lock; see ``update(_:)``.
     private let queued = Mutex<[QueuedChange]>([])
     let startedAt = ContinuousClock.now

@@ -4,13 +4,17 @@ import YrdenProtocol
 /// Response builders shared by the endpoints.
 enum FrontResponses {
     static func json(_ status: Int, _ value: JSONValue, headers: HTTPHeaders = []) -> HTTPResponse {
-        var headers = headers
-        headers.add(name: "Content-Type", value: "application/json")
-        return HTTPResponse(status: status, headers: headers, body: .bytes(value.serialized()))
+        json(status, bytes: value.serialized(), headers: headers)
     }
 
     static func jsonRPC(_ status: Int, _ message: JSONRPCMessage, headers: HTTPHeaders = []) -> HTTPResponse {
-        json(status, message.json, headers: headers)
+        json(status, bytes: message.serialized(), headers: headers)
+    }
+
+    private static func json(_ status: Int, bytes: [UInt8], headers: HTTPHeaders) -> HTTPResponse {
+        var headers = headers
+        headers.add(name: "Content-Type", value: "application/json")
+        return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
     }
 
     /// An HTTP error whose body is a JSON-RPC error with no id, as the transport spec allows for 4xx answers.
@@ -37,7 +41,7 @@ enum SSE {
 
     static func event(_ message: JSONRPCMessage) -> [UInt8] {
         var bytes = Array("event: message\ndata: ".utf8)
-        message.json.write(into: &bytes)
+        message.write(into: &bytes)
         bytes.append(contentsOf: "\n\n".utf8)
         return bytes
     }

@@ -102,3 +102,19 @@ import Testing
         #expect(failed.json.jsonText == #"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"nope"}}"#)
     }
 }
+
+/// A response whose result was serialized beforehand is written as if it had been serialized now.
+@Suite struct EncodedResultTests {
+    @Test(arguments: [JSONRPCID.int(7), .string("a\"b"), nil])
+    func aResponseWithAnEncodedResultIsWrittenAsItsJSON(_ id: JSONRPCID?) {
+        let result: JSONValue = ["tools": .array([["name": "x", "n": .int(-3)]]), "nextCursor": "y1.2.1f4"]
+        var response = JSONRPCResponse(id: id, result: result)
+        let plain = JSONRPCMessage.response(response).serialized()
+        response.encodedResult = EncodedJSON(result)
+        #expect(JSONRPCMessage.response(response).serialized() == plain)
+        #expect(plain == JSONRPCMessage.response(response).json.serialized())
+        var framed = Array("data: ".utf8)
+        JSONRPCMessage.response(response).write(into: &framed)
+        #expect(framed == Array("data: ".utf8) + plain)
+    }
+}

@@ -26,10 +26,23 @@ package struct JSONRPCNotification: Sendable, Hashable {
 package struct JSONRPCResponse: Sendable, Hashable {
     package var id: JSONRPCID?
     package var outcome: Result<JSONValue, JSONRPCError>
+    /// The successful result already serialized, written in its place: a page of the merged lists, which
+    /// every client asks for, is serialized once per catalog generation rather than once per request. It
+    /// must be the compact serialization of the result; equality and hashing look at `outcome` only.
+    package var encodedResult: EncodedJSON?
 
     package init(id: JSONRPCID?, outcome: Result<JSONValue, JSONRPCError>) {
         self.id = id
         self.outcome = outcome
+    }
+
+    package static func == (lhs: JSONRPCResponse, rhs: JSONRPCResponse) -> Bool {
+        lhs.id == rhs.id && lhs.outcome == rhs.outcome
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(outcome)
     }
 
     package init(id: JSONRPCID?, result: JSONValue) {
@@ -104,7 +117,34 @@ extension JSONRPCMessage {
         return .object(object)
     }
 
-    package func serialized() -> [UInt8] { json.serialized() }
+    package func serialized() -> [UInt8] {
+        var bytes: [UInt8] = []
+        write(into: &bytes)
+        return bytes
+    }
+
+    /// Appends the compact JSON of the message to `bytes`; a response's encoded result is copied, not
+    /// serialized again.
+    package func write(into bytes: inout [UInt8]) {
+        guard case .response(let response) = self, case .success = response.outcome,
+            let encoded = response.encodedResult
+        else { return json.write(into: &bytes) }
+        bytes.reserveCapacity(bytes.count + encoded.bytes.count + 48)
+        bytes.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        (response.id?.json ?? .null).write(into: &bytes)
+        bytes.append(contentsOf: #","result":"#.utf8)
+        bytes.append(contentsOf: encoded.bytes)
+        bytes.append(UInt8(ascii: "}"))
+    }
+}
+
+/// Bytes known to be one compact JSON value, as ``JSONValue/serialized()`` wrote it.
+package struct EncodedJSON: Sendable {
+    package let bytes: [UInt8]
+
+    package init(_ value: JSONValue) {
+        bytes = value.serialized()
+    }
 }
 
 extension JSONRPCRequest {
