@@ -118,8 +118,12 @@ final class Exchange: Sendable {
     }
 
     /// Ends a streamed body: the writer returned, or the server is stopping.
-    func endStream() {
-        perform { $0.endStream() }
+    func endStream(serverStopping: Bool = false) {
+        perform { $0.endStream(serverStopping: serverStopping) }
+    }
+
+    func setClosingWords(_ bytes: [UInt8]) {
+        locked.withLock { $0.state.setClosingWords(bytes) }
     }
 
     /// Queues bytes of a streamed body, waiting while more than `StreamBuffer.highWater` bytes are unsent.

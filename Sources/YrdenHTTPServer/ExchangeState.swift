@@ -69,6 +69,8 @@ struct ExchangeState {
     private(set) var writesClosed = false
     /// A writer is waiting for the reader to drain the buffer.
     private var writersWaiting = false
+    /// Bytes a stream ends with when the server stops it (see ``HTTPBodyWriter/setClosingWords(_:)``).
+    private var closingWords: [UInt8]?
 
     init(maxBodyBytes: Int) {
         self.maxBodyBytes = maxBodyBytes
@@ -165,7 +167,7 @@ struct ExchangeState {
             phase = .responseReady(Self.unavailable())
             return takeSuspension()
         case .responseReady, .streaming:
-            return endStream()
+            return endStream(serverStopping: true)
         case .receiving, .rejecting, .sending, .completed:
             return false
         }
@@ -206,9 +208,15 @@ struct ExchangeState {
         return .suspend
     }
 
+    /// What a stream says last if the server stops it; replaces earlier words, ignored once writes closed.
+    mutating func setClosingWords(_ bytes: [UInt8]) {
+        if !writesClosed { closingWords = bytes }
+    }
+
     /// Ends a streamed body: no more writes; the reader sends what is queued, then the end. Used when the writer
-    /// returns and when the server stops; does nothing unless the answer is a stream. Returns whether to resume.
-    mutating func endStream() -> Bool {
+    /// returns and when the server stops (then the stream's closing words go last); does nothing unless the
+    /// answer is a stream. Returns whether to resume.
+    mutating func endStream(serverStopping: Bool = false) -> Bool {
         switch phase {
         case .responseReady(let response):
             guard case .stream = response.body else { return false }
@@ -217,6 +225,8 @@ struct ExchangeState {
         case .receiving, .rejecting, .awaitingResponse, .sending, .completed:
             return false
         }
+        if serverStopping, !writesClosed, let closingWords { stream.append(closingWords) }
+        closingWords = nil
         writesClosed = true
         stream.finished = true
         return takeSuspension()

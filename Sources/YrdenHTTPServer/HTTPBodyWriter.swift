@@ -35,6 +35,13 @@ package struct HTTPBodyWriter: Sendable {
         }
     }
 
+    /// Bytes to send last if the server stops the stream (graceful shutdown): the end the protocol can say,
+    /// such as a final event, which a client then reads as an orderly end rather than a dropped connection.
+    /// Replaces earlier closing words; not sent when the stream ends any other way.
+    package func setClosingWords(_ bytes: [UInt8]) {
+        if case .exchange(let exchange) = destination { exchange.setClosingWords(bytes) }
+    }
+
     /// Writes the UTF-8 bytes of `text`.
     package func write(_ text: String) async throws {
         try await write(Array(text.utf8))

@@ -165,7 +165,7 @@ final class ServerCore: Sendable {
         if !streams.isEmpty {
             logger.debug("HTTP server ending open streams", metadata: ["yrden.http.exchanges": "\(streams.count)"])
         }
-        for exchange in streams { exchange.endStream() }
+        for exchange in streams { exchange.endStream(serverStopping: true) }
     }
 
     /// Returns once libmicrohttpd has finished every exchange handed to Swift (handlers answered, answers sent,
@@ -231,7 +231,7 @@ final class ServerCore: Sendable {
         let exchange = incoming.exchange
         guard exchange.deliver(response), case .stream(let body) = response.body else { return }
         // A stream answered while shutting down ends at once (shutdown's own pass may have run before delivery).
-        if !isServing { exchange.endStream() }
+        if !isServing { exchange.endStream(serverStopping: true) }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await body(HTTPBodyWriter(exchange: exchange))

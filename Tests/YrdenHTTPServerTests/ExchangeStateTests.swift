@@ -195,6 +195,28 @@ import Testing
         #expect(step { read(&state) }.0 == .endOfStream)
     }
 
+    @Test func aStreamTheServerStopsEndsWithItsClosingWords() {
+        var state = streaming()
+        _ = read(&state)
+        #expect(step { state.write([1]) } == .queued(resume: true))
+        state.setClosingWords([8])
+        state.setClosingWords([9, 9])
+        #expect(!step { state.endStream(serverStopping: true) })
+        #expect(step { read(&state) }.1 == [1, 9, 9], "the last words set, after what was queued")
+        #expect(step { read(&state) }.0 == .endOfStream)
+    }
+
+    @Test func aStreamItsWriterEndsSaysNoClosingWords() {
+        var state = streaming()
+        _ = read(&state)
+        state.setClosingWords([9])
+        #expect(step { state.write([1]) } == .queued(resume: true))
+        _ = state.endStream()
+        _ = state.endStream(serverStopping: true)
+        #expect(step { read(&state) }.1 == [1])
+        #expect(step { read(&state) }.0 == .endOfStream)
+    }
+
     @Test func endingASuspendedStreamResumesIt() {
         var state = streaming()
         #expect(step { read(&state) }.0 == .suspend)
