@@ -55,4 +55,18 @@ package struct JSONRPCError: Error, Sendable, Hashable, CustomStringConvertible 
     package static func upstreamUnavailable(_ message: String, server: String) -> JSONRPCError {
         JSONRPCError(code: -32000, message: message, data: ["server": .string(server)])
     }
+
+    /// 2026-07-28: an HTTP header disagrees with the body, or a required one is missing.
+    package static func headerMismatch(_ detail: String) -> JSONRPCError {
+        JSONRPCError(code: -32020, message: "Header mismatch: \(detail)")
+    }
+
+    /// 2026-07-28: the request asked for a revision the server does not serve; `supported` says which it does.
+    package static func unsupportedVersion(requested: JSONValue, supported: [String], detail: String) -> JSONRPCError {
+        JSONRPCError(
+            code: -32022,
+            message: "Unsupported protocol version: \(detail)",
+            data: ["supported": .array(supported.map { .string($0) }), "requested": requested]
+        )
+    }
 }

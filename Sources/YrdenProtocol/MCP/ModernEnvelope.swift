@@ -1,0 +1,101 @@
+/// The per-request envelope of MCP 2026-07-28: the version, capabilities and identity a client sends in
+/// `params._meta` of every request, in place of a session's `initialize`.
+package struct ModernEnvelope: Sendable {
+    package static let versionKey = "io.modelcontextprotocol/protocolVersion"
+    package static let capabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
+    package static let clientInfoKey = "io.modelcontextprotocol/clientInfo"
+    package static let subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
+    package static let serverInfoKey = "io.modelcontextprotocol/serverInfo"
+
+    package let protocolVersion: String
+    /// What the client can do for this request only; never carried over to another.
+    package let clientCapabilities: JSONObject
+    /// Self-reported, for display.
+    package let clientInfo: JSONValue?
+
+    /// The envelope's keys, which belong to one hop: an upstream gets its own (a handshake-era server refuses
+    /// a request that carries them).
+    package static let keys: Set<String> = [
+        versionKey, capabilitiesKey, clientInfoKey, "io.modelcontextprotocol/logLevel",
+    ]
+
+    /// `params` without the envelope's keys in `_meta` (and without `_meta` if nothing else was in it).
+    package static func stripped(_ params: JSONValue?) -> JSONValue? {
+        guard var object = params?.objectValue, var meta = object["_meta"]?.objectValue else { return params }
+        for key in keys { meta[key] = nil }
+        object["_meta"] = meta.isEmpty ? nil : .object(meta)
+        return .object(object)
+    }
+
+    /// Whether `request` is of the stateless era: its `_meta` names a protocol version.
+    package static func isPresent(in request: JSONRPCRequest) -> Bool {
+        request.params?["_meta"]?[versionKey] != nil
+    }
+
+    /// Reads the envelope: -32602 when a required key is missing or of the wrong type, -32022 (listing
+    /// `served`) when the version is not one the gateway serves statelessly.
+    package init(_ request: JSONRPCRequest, served: [String]) throws(JSONRPCError) {
+        let meta = request.params?["_meta"]?.objectValue ?? [:]
+        guard let version = meta[Self.versionKey] else {
+            throw .invalidParams("params._meta must carry \(Self.versionKey)")
+        }
+        guard let versionText = version.stringValue else {
+            throw .invalidParams("\(Self.versionKey) must be a string")
+        }
+        guard let capabilities = meta[Self.capabilitiesKey]?.objectValue else {
+            throw .invalidParams("params._meta must carry \(Self.capabilitiesKey) (an object; {} for none)")
+        }
+        guard versionText == ProtocolVersion.modern else {
+            throw .unsupportedVersion(requested: version, supported: served, detail: versionText)
+        }
+        protocolVersion = versionText
+        clientCapabilities = capabilities
+        clientInfo = meta[Self.clientInfoKey]
+    }
+}
+
+/// The value form of 2026-07-28's `Mcp-Name` and `Mcp-Param-*` headers: plain visible ASCII as it is,
+/// anything else as `=?base64?<UTF-8 in base64>?=`.
+package enum MCPHeaderValue {
+    /// The text a header value stands for; `nil` when its base64 form does not decode to UTF-8.
+    package static func decode(_ value: String) -> String? {
+        guard value.hasPrefix("=?base64?"), value.hasSuffix("?="), value.count >= 11 else { return value }
+        let encoded = value.dropFirst(9).dropLast(2)
+        guard let bytes = Base64.decode(String(encoded)) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+/// Standard base64 (RFC 4648 §4), padded or not.
+enum Base64 {
+    static func decode(_ text: String) -> [UInt8]? {
+        var bits: UInt32 = 0
+        var count = 0
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count * 3 / 4)
+        var padding = 0
+        for byte in text.utf8 {
+            let value: UInt32
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "/"): value = 63
+            case UInt8(ascii: "="):
+                padding += 1
+                continue
+            default: return nil
+            }
+            guard padding == 0 else { return nil }
+            bits = bits << 6 | value
+            count += 6
+            if count >= 8 {
+                count -= 8
+                output.append(UInt8(truncatingIfNeeded: bits >> UInt32(count)))
+            }
+        }
+        guard padding <= 2, count < 6 else { return nil }
+        return output
+    }
+}
