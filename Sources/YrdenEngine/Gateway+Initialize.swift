@@ -20,7 +20,7 @@ extension Gateway {
         let result: JSONValue = [
             "protocolVersion": .string(version),
             "capabilities": .object(downstreamCapabilities(snapshot)),
-            "serverInfo": ["name": "yrden", "title": "Yrden MCP gateway", "version": .string(Self.version)],
+            "serverInfo": Self.serverInfo,
             "instructions": .string(instructions(snapshot)),
         ]
         return (session, JSONRPCResponse(id: request.id, result: result))
@@ -28,7 +28,7 @@ extension Gateway {
 
     /// The gateway always offers tools, prompts and resources with `listChanged` (servers come and go even
     /// when no upstream changes its own lists), plus completions and any extension an upstream declares.
-    private func downstreamCapabilities(_ snapshot: Snapshot) -> JSONObject {
+    func downstreamCapabilities(_ snapshot: Snapshot) -> JSONObject {
         var extensions = JSONObject()
         for spec in snapshot.specs {
             guard let declared = snapshot.links[spec.id]?.handshake?.capabilities["extensions"]?.objectValue else {
@@ -46,7 +46,7 @@ extension Gateway {
         return capabilities
     }
 
-    private func instructions(_ snapshot: Snapshot) -> String {
+    func instructions(_ snapshot: Snapshot) -> String {
         var text =
             "Yrden gateway in front of \(snapshot.order.count) MCP servers. Tools and prompts are named "
             + "<server>\(settings.toolSeparator)<name>."
@@ -56,4 +56,9 @@ extension Gateway {
         }
         return text
     }
+
+    /// The gateway's identity, as `initialize` and every stateless result give it.
+    static let serverInfo: JSONValue = [
+        "name": "yrden", "title": "Yrden MCP gateway", "version": .string(version),
+    ]
 }

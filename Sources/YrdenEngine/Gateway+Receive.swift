@@ -12,6 +12,9 @@ package enum InboundStep: Sendable {
     case initialize(JSONRPCRequest)
     /// Run this request in its session: ``Gateway/admit(_:session:)`` then ``Gateway/respond(to:related:)``.
     case request(JSONRPCRequest, DownstreamSession)
+    /// A 2026-07-28 request, which carries its own envelope and needs no session:
+    /// ``Gateway/respondStateless(to:related:)``, or a subscription stream for `subscriptions/listen`.
+    case stateless(JSONRPCRequest)
     /// A message that needs an initialized session, sent without one; the id is the request's, `nil` for a
     /// notification or response.
     case needsSession(JSONRPCID?)
@@ -37,11 +40,7 @@ extension Gateway {
             return .initialize(request)
         case .success(.request(let request)):
             guard let session else {
-                // A dual-era client tries the stateless envelope first; -32022 tells it to fall back.
-                if Self.isStatelessEra(request) {
-                    return .answer(JSONRPCResponse(id: request.id, error: Self.unsupportedEra(request)))
-                }
-                return .needsSession(request.id)
+                return ModernEnvelope.isPresent(in: request) ? .stateless(request) : .needsSession(request.id)
             }
             return .request(request, session)
         case .success(.notification(let notification)):
@@ -52,23 +51,5 @@ extension Gateway {
             // The gateway sends no requests to clients yet, so there is nothing to match a response to.
             return session == nil ? .needsSession(nil) : .accepted
         }
-    }
-
-    /// A request in the 2026-07-28 per-request envelope, which this gateway does not speak yet.
-    static func isStatelessEra(_ request: JSONRPCRequest) -> Bool {
-        request.params?["_meta"]?["io.modelcontextprotocol/protocolVersion"] != nil
-            || request.method == "server/discover"
-    }
-
-    /// -32022 listing the handshake revisions, which tells dual-era clients to fall back to `initialize`.
-    static func unsupportedEra(_ request: JSONRPCRequest) -> JSONRPCError {
-        let requested = request.params?["_meta"]?["io.modelcontextprotocol/protocolVersion"] ?? .null
-        return JSONRPCError(
-            code: -32022,
-            message: "Unsupported protocol version; this gateway speaks the initialize handshake",
-            data: [
-                "supported": .array(ProtocolVersion.supported.reversed().map { .string($0) }), "requested": requested,
-            ]
-        )
     }
 }

@@ -90,7 +90,6 @@ async def test_legacy_mode_negotiates_the_handshake_era(session: McpSession):
 
 
 @pytest.mark.stateless_era
-@pytest.mark.xfail(strict=True, reason="the 2026-07-28 stateless era is not built yet (README: Not built yet)")
 @pytest.mark.parametrize("mode", ["auto"])
 async def test_auto_mode_lands_on_the_stateless_era(session: McpSession):
     # The SDK's default mode probes server/discover; a gateway that serves 2026-07-28

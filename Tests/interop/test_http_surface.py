@@ -194,7 +194,6 @@ async def test_unsupported_protocol_version_header_is_400(gw):
 
 
 @pytest.mark.stateless_era
-@pytest.mark.xfail(strict=True, reason="the 2026-07-28 stateless era is not built yet (README: Not built yet)")
 async def test_server_discover_is_answered_without_a_session(gw):
     """The stateless era (2026-07-28): what the SDK client sends first in its default mode."""
     body = {

@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from harness import MODES, all_processes, clean_env, descendants_of, is_running, standard_config, text_of
+from harness import MODERN_VERSION, MODES, all_processes, clean_env, descendants_of, is_running, standard_config, text_of
 
 pytestmark = pytest.mark.parametrize("mode", MODES)
 
@@ -36,6 +36,8 @@ async def test_stdio_serves_the_aggregate(yrden: Path, tmp_path: Path, mode: str
     stderr = (tmp_path / "stderr.log").open("w")
     with anyio.fail_after(60):
         async with Client(stdio_client(params, errlog=stderr), mode=mode, cache=None) as client:
+            # auto probes server/discover, which `yrden stdio` answers: the stateless era, no handshake.
+            assert (client.protocol_version == MODERN_VERSION) == (mode == "auto"), client.protocol_version
             names: set[str] = set()
             while not {"demo__echo", "sample__greet"} <= names:
                 names = {tool.name for tool in (await client.list_tools()).tools}

@@ -25,7 +25,7 @@ extension MCPEndpoint {
         }
         switch body {
         case .single(let message, let rawID):
-            return await answer(gateway.receive(message, rawID: rawID, session: session))
+            return await answer(gateway.receive(message, rawID: rawID, session: session), request)
         case .batch(let members):
             guard let session else { return Self.missingSession(id: nil) }
             return await batch(members, session: session)
@@ -33,7 +33,7 @@ extension MCPEndpoint {
     }
 
     /// The HTTP answer to one message's step.
-    private func answer(_ step: InboundStep) async -> HTTPResponse {
+    private func answer(_ step: InboundStep, _ request: HTTPRequest) async -> HTTPResponse {
         switch step {
         case .answer(let response):
             return FrontResponses.jsonRPC(400, .response(response))
@@ -41,6 +41,8 @@ extension MCPEndpoint {
             return await initialize(call)
         case .request(let call, let session):
             return await answer(call, session: session)
+        case .stateless(let call):
+            return await stateless(call, request)
         case .needsSession(let id):
             return Self.missingSession(id: id)
         case .accepted:
@@ -115,7 +117,7 @@ extension MCPEndpoint {
                 return response
             case .request(let call, let session):
                 return await gateway.handle(call, session: session, related: nil)
-            case .initialize, .needsSession, .accepted:
+            case .initialize, .stateless, .needsSession, .accepted:
                 // Members run in the batch's session, so `receive` answers an `initialize` itself and no member
                 // needs a session: only notifications and responses, which get no answer, come here.
                 return nil

@@ -3,10 +3,11 @@ import YrdenEngine
 import YrdenHTTPServer
 import YrdenProtocol
 
-/// The aggregated MCP endpoint over Streamable HTTP (revisions 2025-03-26 to 2025-11-25).
+/// The aggregated MCP endpoint over Streamable HTTP: the handshake revisions (2025-03-26 to 2025-11-25) and
+/// the stateless 2026-07-28 era side by side.
 ///
-/// POST carries client messages: `initialize` opens a session, everything else must name one in
-/// `Mcp-Session-Id`. Requests are answered with JSON, or with an SSE stream when the client asked for
+/// POST carries client messages: `initialize` opens a session, a request in the 2026-07-28 envelope stands
+/// alone (`MCPEndpoint+Stateless`), everything else must name a session in `Mcp-Session-Id`. Requests are answered with JSON, or with an SSE stream when the client asked for
 /// progress, so progress arrives while the call runs. GET opens the session's stream for server-initiated
 /// messages; DELETE ends the session.
 package struct MCPEndpoint: Sendable {
@@ -42,6 +43,9 @@ package struct MCPEndpoint: Sendable {
             )
             response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="yrden""#)
             return response
+        }
+        if request.method != "POST", Self.isStatelessEraStreamOrDelete(request) {
+            return FrontResponses.methodNotAllowed("POST")
         }
         switch request.method {
         case "POST":

@@ -99,6 +99,17 @@ struct StdioConnection: Sendable {
                         }
                         slots.release()
                     }
+                case .stateless(let request):
+                    // 2026-07-28 on stdio: each request stands alone. `subscriptions/listen` is not served
+                    // over stdio yet and gets -32601.
+                    guard slots.take() else {
+                        output(.response(JSONRPCResponse(id: request.id, error: slots.busy)))
+                        continue
+                    }
+                    group.addTask {
+                        output(.response(await gateway.respondStateless(to: request, related: output)))
+                        slots.release()
+                    }
                 case .needsSession(let id?):
                     output(.response(JSONRPCResponse(id: id, error: .invalidRequest("send initialize first"))))
                 case .needsSession(nil), .accepted:

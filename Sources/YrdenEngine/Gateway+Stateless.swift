@@ -1,0 +1,100 @@
+import YrdenProtocol
+
+/// The 2026-07-28 era downstream: requests that carry their own version, capabilities and identity, with no
+/// session. Served beside the handshake era on the same endpoint; what the upstreams speak does not matter
+/// here, since every upstream call goes through the same routing.
+extension Gateway {
+    /// The methods a stateless client may call; the rest (ping, logging/setLevel, resources/subscribe, …)
+    /// do not exist in 2026-07-28 and get -32601.
+    static let statelessMethods: Set<String> = [
+        MCPMethod.serverDiscover, MCPMethod.toolsList, MCPMethod.toolsCall, MCPMethod.promptsList,
+        MCPMethod.promptsGet, MCPMethod.resourcesList, MCPMethod.resourceTemplatesList, MCPMethod.resourcesRead,
+        MCPMethod.completionComplete,
+    ]
+
+    /// Results a client may cache for `ttlMs`; the gateway's lists change whenever a server comes or goes, so
+    /// it promises no freshness (0) and, since clients' tokens may differ, no sharing (`private`).
+    static let cacheableMethods: Set<String> = [
+        MCPMethod.serverDiscover, MCPMethod.toolsList, MCPMethod.promptsList, MCPMethod.resourcesList,
+        MCPMethod.resourceTemplatesList, MCPMethod.resourcesRead,
+    ]
+
+    /// Answers one stateless request: the envelope checked (-32602, -32022), the request served like a
+    /// session's, and the result marked as 2026-07-28 asks (`resultType`, cache hints, `serverInfo`).
+    /// Progress goes to `related`, the request's own stream. Never throws, never hangs past the server's
+    /// timeout.
+    package func respondStateless(to request: JSONRPCRequest, related: RelatedMessageSink?) async -> JSONRPCResponse {
+        let envelope: ModernEnvelope
+        do {
+            envelope = try ModernEnvelope(request, served: ProtocolVersion.served)
+        } catch {
+            return JSONRPCResponse(id: request.id, error: error)
+        }
+        guard Self.statelessMethods.contains(request.method) else {
+            return JSONRPCResponse(id: request.id, error: .methodNotFound(request.method))
+        }
+        var outcome: Result<JSONValue, JSONRPCError>
+        if request.method == MCPMethod.serverDiscover {
+            await awaitStartup()
+            outcome = .success(discoverResult(snapshot))
+        } else {
+            // A session that lives as long as the request: it carries the request's in-flight registration
+            // (cancellation) and its identity, and is never stored, so nothing outlives the answer.
+            let session = DownstreamSession(
+                id: "",
+                protocolVersion: envelope.protocolVersion,
+                clientInfo: envelope.clientInfo ?? .null
+            )
+            let upstreamRequest = JSONRPCRequest(
+                id: request.id,
+                method: request.method,
+                params: ModernEnvelope.stripped(request.params)
+            )
+            outcome = await handle(upstreamRequest, session: session, related: related).outcome
+        }
+        outcome = outcome.map { Self.stamped($0, method: request.method) }.mapError(Self.modernError)
+        return JSONRPCResponse(id: request.id, outcome: outcome)
+    }
+
+    /// Opens the session behind a `subscriptions/listen` stream: stored like any session, so every change the
+    /// gateway announces reaches it, and bounded by `gateway.maxSessions` like them. The transport ends it
+    /// when the stream closes.
+    package func openSubscription(_ request: JSONRPCRequest) throws(JSONRPCError) -> DownstreamSession {
+        let envelope = try ModernEnvelope(request, served: ProtocolVersion.served)
+        do {
+            return try sessions.create(protocolVersion: envelope.protocolVersion, clientInfo: envelope.clientInfo)
+        } catch {
+            throw error.rpcError
+        }
+    }
+
+    /// `server/discover`: what `initialize` tells a session, plus every revision the gateway serves.
+    func discoverResult(_ snapshot: Snapshot) -> JSONValue {
+        [
+            "supportedVersions": .array(ProtocolVersion.served.map { .string($0) }),
+            "capabilities": .object(downstreamCapabilities(snapshot)),
+            "instructions": .string(instructions(snapshot)),
+        ]
+    }
+
+    /// A result as 2026-07-28 has it: `resultType`, cache hints where the method is cacheable, and the
+    /// gateway's identity in `_meta`.
+    static func stamped(_ result: JSONValue, method: String) -> JSONValue {
+        guard var object = result.objectValue else { return result }
+        if object["resultType"] == nil { object["resultType"] = "complete" }
+        if cacheableMethods.contains(method) {
+            object["ttlMs"] = .int(0)
+            object["cacheScope"] = "private"
+        }
+        var meta = object["_meta"]?.objectValue ?? [:]
+        meta[ModernEnvelope.serverInfoKey] = serverInfo
+        object["_meta"] = .object(meta)
+        return .object(object)
+    }
+
+    /// 2026-07-28 retired -32002: a missing resource is -32602, still naming the URI.
+    static func modernError(_ error: JSONRPCError) -> JSONRPCError {
+        guard error.code == -32002 else { return error }
+        return JSONRPCError(code: -32602, message: error.message, data: error.data)
+    }
+}
