@@ -99,6 +99,38 @@ measure_fleet() {
   stop
 }
 
+# measure_eras: on one gateway in front of the C echo server, a handshake session's tools/call and a stateless
+# (2026-07-28) one, alternated over 3 rounds of wrk at 1 and at 64 connections; medians of p50 at one connection,
+# calls/s and gateway CPU per call at 64. LABEL.{session,stateless}.{p50,c64,cpu64}.
+measure_eras() {
+  config "$OUT/one.json" 1 "$OUT/echo_upstream" 0
+  start "$OUT/one.json"; SID=$(session)
+  local era round line before p50s c64s cpus
+  for era in session stateless; do eval "p50_$era=(); c64_$era=(); cpu_$era=()"; done
+  for round in 1 2 3; do
+    for era in session stateless; do
+      local modern=""; [ "$era" = stateless ] && modern=1
+      line=$(MCP_MODERN=$modern MCP_SESSION_ID=$SID MCP_TOOL=up0__echo wrk -t1 -c1 -d"$(( DUR / 2 ))s" --timeout 10s \
+        -s "$BENCH_DIR/mcp_call.lua" "$URL" 2>&1 | grep '^RESULT' || true)
+      [ "$(kv "$line" bad_body)" = 0 ] || { echo "eras: $era calls failed: $line" >&2; exit 1; }
+      eval "p50_$era+=($(kv "$line" p50_us))"
+      before=$(cpu_ticks "$GW_PID")
+      line=$(MCP_MODERN=$modern MCP_SESSION_ID=$SID MCP_TOOL=up0__echo wrk -t1 -c64 -d"$(( DUR / 2 ))s" --timeout 10s \
+        -s "$BENCH_DIR/mcp_call.lua" "$URL" 2>&1 | grep '^RESULT' || true)
+      [ "$(kv "$line" bad_body)" = 0 ] || { echo "eras: $era calls failed: $line" >&2; exit 1; }
+      eval "c64_$era+=($(kv "$line" rps))"
+      eval "cpu_$era+=($(cpu_per_call $(( $(cpu_ticks "$GW_PID") - before )) "$(kv "$line" requests)"))"
+    done
+  done
+  for era in session stateless; do
+    eval "R[eras.$era.p50]=\$(median \"\${p50_$era[@]}\")"
+    eval "R[eras.$era.c64]=\$(median \"\${c64_$era[@]}\")"
+    eval "R[eras.$era.cpu64]=\$(median \"\${cpu_$era[@]}\")"
+  done
+  stop
+}
+median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
+
 echo "yrden $("$YRDEN" --version) on $(nproc) cores; wrk ${DUR}s per figure, $CALLS sequential calls" >&2
 measure_floor
 measure_direct direct_c "$OUT/echo_upstream" 0
@@ -108,6 +140,7 @@ measure_gateway gw_demo up0__echo "$YRDEN" demo-server
 measure_list 10
 measure_list 50
 measure_fleet
+measure_eras
 
 # The budgets of the engine (issue 10, "Faster as a consequence"), all against the C echo upstream.
 BUDGET_ADDED_P50=100 BUDGET_ADDED_P99=500 BUDGET_CPU=35 BUDGET_C64=35000
@@ -141,6 +174,16 @@ printf '%-34s %14s %14s\n' "tools listed (pages)" "${R[list10.tools]} (${R[list1
 printf '%-34s %14s %14s\n' "p50 / p99 µs, every page" "${R[list10.p50]} / ${R[list10.p99]}" "${R[list50.p50]} / ${R[list50.p99]}"
 printf '%-34s %14s %14s\n' "gateway RSS MB, idle upstreams" "${R[list10.rss_idle]}" "${R[list50.rss_idle]}"
 printf '%-34s %14s %14s\n' "start → ready ms" "${R[list10.ready]}" "${R[list50.ready]}"
+
+eras_row() { printf '%-44s %12s %12s %12s\n' "$@"; }
+printf '\n'; eras_row "tools/call, yrden → C, by downstream era" "session" "stateless" "stateless/session"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+eras_row "p50 µs, 1 connection (wrk)" "${R[eras.session.p50]}" "${R[eras.stateless.p50]}" \
+  "$(ratio "${R[eras.stateless.p50]}" "${R[eras.session.p50]}")"
+eras_row "calls/s, 64 connections" "${R[eras.session.c64]}" "${R[eras.stateless.c64]}" \
+  "$(ratio "${R[eras.stateless.c64]}" "${R[eras.session.c64]}")"
+eras_row "gateway CPU µs per call, 64 connections" "${R[eras.session.cpu64]}" "${R[eras.stateless.cpu64]}" \
+  "$(ratio "${R[eras.stateless.cpu64]}" "${R[eras.session.cpu64]}")"
 
 fleet_row() { printf '%-44s %16s %12s\n' "$@"; }
 printf '\n'; fleet_row "$FLEET stdio upstreams × $FLEET_TOOLS padding tools" "yrden → C" "budget"
@@ -176,3 +219,5 @@ budget "$FLEET upstreams: RSS MB after ready" "${R[fleet.rss_ready]}" "" "<=" "$
 budget "$FLEET upstreams: threads" "${R[fleet.threads]}" "" "<=" "$BUDGET_THREADS"
 budget "$FLEET upstreams: whole tools/list p50 ms" "${R[fleet.list.p50_ms]}" "" "<=" "$BUDGET_LIST_MS"
 budget "$FLEET upstreams: whole tools/list p99 ms" "${R[fleet.list.p99_ms]}" "" "<=" "$BUDGET_LIST_MS"
+printf '\n%-44s %12s %12s %12s %8s\n' "budget (issue 11), stateless over session" "measured" "" "budget" "within"
+budget "p50 at 1 connection, stateless / session" "$(ratio "${R[eras.stateless.p50]}" "${R[eras.session.p50]}")" "" "<=" 1.2
