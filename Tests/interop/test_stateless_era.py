@@ -47,6 +47,16 @@ def headers(method: str, name: str | None = None, version: str = MODERN_VERSION)
     return h
 
 
+def listen_stream(http: httpx2.AsyncClient, url: str, body: dict):
+    """A POST of subscriptions/listen, its SSE answer read as it comes."""
+    return http.stream(
+        "POST",
+        url,
+        content=json.dumps(body).encode(),
+        headers={"Accept": JSON_AND_SSE, "Content-Type": "application/json", **headers("subscriptions/listen")},
+    )
+
+
 async def test_discover_names_both_eras_and_marks_its_result(gw):
     async with raw_mcp(gw.url) as raw:
         response = await raw.post(modern("server/discover"), headers=headers("server/discover"))
@@ -156,12 +166,7 @@ async def test_listen_acknowledges_first_with_what_it_honours(gw):
     )
     received = b""
     async with httpx2.AsyncClient(timeout=10) as http:
-        async with http.stream(
-            "POST",
-            gw.url,
-            content=json.dumps(body).encode(),
-            headers={"Accept": JSON_AND_SSE, "Content-Type": "application/json", **headers("subscriptions/listen")},
-        ) as response:
+        async with listen_stream(http, gw.url, body) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
             assert "mcp-session-id" not in response.headers
@@ -196,12 +201,7 @@ async def test_listen_stamps_each_change_and_ends_with_its_result_when_the_gatew
 
     async def read() -> None:
         async with httpx2.AsyncClient(timeout=httpx2.Timeout(10, read=60)) as http:
-            async with http.stream(
-                "POST",
-                gw.url,
-                content=json.dumps(body).encode(),
-                headers={"Accept": JSON_AND_SSE, "Content-Type": "application/json", **headers("subscriptions/listen")},
-            ) as response:
+            async with listen_stream(http, gw.url, body) as response:
                 assert response.status_code == 200
                 buffered = ""
                 async for chunk in response.aiter_text():

@@ -45,30 +45,12 @@ extension MCPEndpoint {
             body: .stream { writer in
                 defer { _ = sessions.end(session.id) }
                 do { try await writer.write(SSE.event(.notification(acknowledgement))) } catch { return }
-                // The HTTP server stops streams before the engine ends sessions: either way the stream ends
-                // with the listen request's result.
+                // A graceful end says the listen request's result, whichever stops first at shutdown: the HTTP
+                // server (closing words) or the engine ending the session (`last`).
                 writer.setClosingWords(SSE.event(.response(end)))
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await message in messages {
-                            guard case .notification(let change) = message, wanted.contains(change.method) else {
-                                continue
-                            }
-                            let stamped = Self.stamped(change, subscriptionID: subscriptionID)
-                            do { try await writer.write(SSE.event(.notification(stamped))) } catch { return }
-                        }
-                        // The gateway ended the session (it is stopping): a graceful end, said with the result.
-                        try? await writer.write(SSE.event(.response(end)))
-                    }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(for: heartbeat)
-                            do { try await writer.write(SSE.heartbeat) } catch { return }
-                            session.touch()
-                        }
-                    }
-                    await group.next()
-                    group.cancelAll()
+                await Self.relay(messages, of: session, to: writer, heartbeat: heartbeat, last: .response(end)) {
+                    guard case .notification(let change) = $0, wanted.contains(change.method) else { return nil }
+                    return .notification(Self.stamped(change, subscriptionID: subscriptionID))
                 }
             }
         )

@@ -120,25 +120,43 @@ package struct MCPEndpoint: Sendable {
             status: 200,
             headers: SSE.headers,
             body: .stream { writer in
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await message in messages {
-                            do { try await writer.write(SSE.event(message)) } catch { return }
-                        }
-                    }
-                    group.addTask {
-                        while !Task.isCancelled {
-                            try? await Task.sleep(for: heartbeat)
-                            do { try await writer.write(SSE.heartbeat) } catch { return }
-                            // The client is still there to listen: the session is in use, not idle.
-                            session.touch()
-                        }
-                    }
-                    await group.next()
-                    group.cancelAll()
-                }
+                await Self.relay(messages, of: session, to: writer, heartbeat: heartbeat)
             }
         )
+    }
+}
+
+extension MCPEndpoint {
+    /// Writes a session's server-initiated messages to an SSE stream, each as `frame` makes it (`nil` skips
+    /// it), with a keep-alive comment every `heartbeat`, until the client leaves, the task is cancelled or the
+    /// messages end (the session ended); then `last`, if any, is written.
+    static func relay(
+        _ messages: AsyncStream<JSONRPCMessage>,
+        of session: DownstreamSession,
+        to writer: HTTPBodyWriter,
+        heartbeat: Duration,
+        last: JSONRPCMessage? = nil,
+        frame: @escaping @Sendable (JSONRPCMessage) -> JSONRPCMessage? = { $0 }
+    ) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in messages {
+                    guard let framed = frame(message) else { continue }
+                    do { try await writer.write(SSE.event(framed)) } catch { return }
+                }
+                if let last { try? await writer.write(SSE.event(last)) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: heartbeat)
+                    do { try await writer.write(SSE.heartbeat) } catch { return }
+                    // The client is still there to listen: the session is in use, not idle.
+                    session.touch()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }
 
