@@ -16,6 +16,7 @@ client unchanged.
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
@@ -31,7 +32,18 @@ import httpx2
 import pytest
 from mcp import MCPError
 
-from harness import INTEROP_DIR, PYTHON, Gateway, await_until, clean_env, free_port, mcp_session, text_of
+from harness import (
+    INTEROP_DIR,
+    JSON_AND_SSE,
+    MODERN_VERSION,
+    PYTHON,
+    Gateway,
+    await_until,
+    clean_env,
+    free_port,
+    mcp_session,
+    text_of,
+)
 
 FLAKY_SERVER = INTEROP_DIR / "servers" / "flaky_server.py"
 START_TIMEOUT = 20.0
@@ -397,6 +409,45 @@ async def test_tool_call_past_its_deadline_times_out_and_is_cancelled_upstream(f
         # The server is fine: only the call was given up.
         assert (await remote_health(gw))["state"] == "connected"
         assert await call_text(session, "remote__echo", {"text": "still here"}) == "still here"
+
+
+async def test_a_stateless_call_whose_stream_the_client_closes_is_cancelled_upstream(flaky, gateway):
+    """2026-07-28 has no notifications/cancelled from an HTTP client: closing the request's stream is how it
+    cancels, and the gateway passes that on."""
+    gw = gateway(remote_config(flaky))
+    async with connected(gw):
+        pass  # the remote tools are listed
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "progressToken": "t1",
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "remote__tick", "arguments": {"seconds": 60, "interval": 0.2}, "_meta": envelope},
+    }
+    headers = {
+        "Accept": JSON_AND_SSE,
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": MODERN_VERSION,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "remote__tick",
+    }
+    async with httpx2.AsyncClient(timeout=httpx2.Timeout(10, read=30)) as http:
+        async with http.stream("POST", gw.url, content=json.dumps(body).encode(), headers=headers) as response:
+            assert response.status_code == 200
+            with anyio.fail_after(10):
+                async for chunk in response.aiter_text():
+                    if "notifications/progress" in chunk:
+                        break  # one progress event came: the call runs; now leave
+    try:
+        seen = await await_until(lambda: _cancellations(flaky), 5, interval=0.1, what="notifications/cancelled")
+    except TimeoutError:
+        raise AssertionError(f"the upstream never saw the cancellation: {await flaky.stats()}") from None
+    assert len(seen) == 1, seen
+    assert (await remote_health(gw))["state"] == "connected"
 
 
 async def test_progress_extends_the_deadline_up_to_four_times(flaky, gateway):
