@@ -21,39 +21,75 @@ extension Gateway {
 
     /// Answers one stateless request: the envelope checked (-32602, -32022), the request served like a
     /// session's, and the result marked as 2026-07-28 asks (`resultType`, cache hints, `serverInfo`).
-    /// Progress goes to `related`, the request's own stream. Never throws, never hangs past the server's
-    /// timeout.
+    /// Progress goes to `related`, the request's own stream; cancelling the calling task cancels the call
+    /// upstream. Never throws, never hangs past the server's timeout.
     package func respondStateless(to request: JSONRPCRequest, related: RelatedMessageSink?) async -> JSONRPCResponse {
+        await respondStateless(to: admitStateless(request, in: nil), related: related)
+            ?? JSONRPCResponse(id: request.id, error: Self.requestCancelled)
+    }
+
+    /// Checks a stateless request and registers it as in flight in `connection` (a transport's own, see
+    /// ``statelessConnection()``; `nil`: one of its own), before it is answered, so that a
+    /// `notifications/cancelled` read right after it finds it (see ``AdmittedRequest``).
+    package func admitStateless(_ request: JSONRPCRequest, in connection: DownstreamSession?) -> StatelessAdmission {
         let envelope: ModernEnvelope
         do {
             envelope = try ModernEnvelope(request, served: ProtocolVersion.served)
         } catch {
-            return JSONRPCResponse(id: request.id, error: error)
+            return .answer(JSONRPCResponse(id: request.id, error: error))
         }
         guard Self.statelessMethods.contains(request.method) else {
-            return JSONRPCResponse(id: request.id, error: .methodNotFound(request.method))
+            return .answer(JSONRPCResponse(id: request.id, error: .methodNotFound(request.method)))
         }
-        var outcome: Result<JSONValue, JSONRPCError>
-        if request.method == MCPMethod.serverDiscover {
-            await awaitStartup()
-            outcome = .success(discoverResult(snapshot))
-        } else {
-            // A session that lives as long as the request: it carries the request's in-flight registration
-            // (cancellation) and its identity, and is never stored, so nothing outlives the answer.
-            let session = DownstreamSession(
+        guard request.method != MCPMethod.serverDiscover else { return .discover(request) }
+        // Without a transport's own, a session that lives as long as the request: it carries the request's
+        // in-flight registration and its identity, and is never stored.
+        let session =
+            connection
+            ?? DownstreamSession(
                 id: "",
                 protocolVersion: envelope.protocolVersion,
                 clientInfo: envelope.clientInfo ?? .null
             )
-            let upstreamRequest = JSONRPCRequest(
-                id: request.id,
-                method: request.method,
-                params: ModernEnvelope.stripped(request.params)
-            )
-            outcome = await handle(upstreamRequest, session: session, related: related).outcome
+        // The envelope belongs to this hop; handshake-era upstreams refuse a request that carries it.
+        let upstreamRequest = JSONRPCRequest(
+            id: request.id,
+            method: request.method,
+            params: ModernEnvelope.stripped(request.params)
+        )
+        return .call(admit(upstreamRequest, session: session))
+    }
+
+    /// Answers an admitted stateless request; `nil` when the client cancelled it.
+    package func respondStateless(
+        to admission: StatelessAdmission,
+        related: RelatedMessageSink?
+    ) async -> JSONRPCResponse? {
+        // No initialize came first to wait for the servers' first attempts: any request may be a client's
+        // first, started together with the gateway.
+        await awaitStartup()
+        let request: JSONRPCRequest
+        var outcome: Result<JSONValue, JSONRPCError>
+        switch admission {
+        case .answer(let response):
+            return response
+        case .discover(let discover):
+            request = discover
+            outcome = .success(discoverResult(snapshot))
+        case .call(let admitted):
+            request = admitted.request
+            guard let response = await respond(to: admitted, related: related) else { return nil }
+            outcome = response.outcome
         }
         outcome = outcome.map { Self.stamped($0, method: request.method) }.mapError(Self.modernError)
         return JSONRPCResponse(id: request.id, outcome: outcome)
+    }
+
+    /// Where a transport that carries many stateless requests (a stdio pipe) registers them, so its client's
+    /// `notifications/cancelled` finds them. Not stored and never announced to: it holds calls in flight only,
+    /// no version, capabilities or identity of any one request.
+    package func statelessConnection() -> DownstreamSession {
+        DownstreamSession(id: "", protocolVersion: ProtocolVersion.modern, clientInfo: .null)
     }
 
     /// Opens the session behind a `subscriptions/listen` stream: stored like any session, so every change the
@@ -97,4 +133,11 @@ extension Gateway {
         guard error.code == -32002 else { return error }
         return JSONRPCError(code: -32602, message: error.message, data: error.data)
     }
+}
+
+/// A stateless request as read: refused at once, `server/discover`, or a call registered in flight.
+package enum StatelessAdmission: Sendable {
+    case answer(JSONRPCResponse)
+    case discover(JSONRPCRequest)
+    case call(AdmittedRequest)
 }

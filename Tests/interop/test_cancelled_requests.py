@@ -16,7 +16,7 @@ import anyio
 import httpx2
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from harness import JSON_AND_SSE, LEGACY_VERSION, clean_env, parse_sse
+from harness import JSON_AND_SSE, LEGACY_VERSION, MODERN_VERSION, clean_env, parse_sse
 
 SLOW_CALL_ID = 2
 
@@ -103,3 +103,62 @@ async def test_http_ends_a_cancelled_request_with_request_cancelled(gateway, yrd
     assert cancelled, f"no progress arrived, so the call was never cancelled: {body[:500]}"
     answers = [m for m in parse_sse(body) if m.get("id") == SLOW_CALL_ID]
     assert [a.get("error", a) for a in answers] == [{"code": -32800, "message": "Request cancelled"}], answers
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+async def test_stdio_stateless_era_cancels_a_call_and_a_listen(yrden: Path, tmp_path: Path):
+    """2026-07-28 over `yrden stdio`, no initialize: a call cancelled with notifications/cancelled gets no
+    answer, a listen is acknowledged with its subscription id and, cancelled too, says nothing more."""
+    config_file = tmp_path / "yrden.json"
+    config_file.write_text(json.dumps(demo_only(yrden)))
+    listen = {
+        "id": "listen-1",
+        "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": True, "promptsListChanged": False}, "_meta": MODERN_META},
+    }
+    slow = {**SLOW_CALL, "params": {**SLOW_CALL["params"], "_meta": MODERN_META}}
+    echo = {"id": 3, "method": "tools/call", "params": {"name": "demo__echo", "arguments": {"message": "after"}}}
+    echo["params"]["_meta"] = MODERN_META
+    with anyio.fail_after(40):
+        async with await anyio.open_process(
+            [str(yrden), "stdio", "--config", str(config_file)], env=clean_env(), stderr=None
+        ) as gateway:
+            assert gateway.stdin is not None and gateway.stdout is not None
+            reader = BufferedByteReceiveStream(gateway.stdout)
+            received: list[dict[str, Any]] = []
+
+            async def next_message(matches) -> dict[str, Any]:
+                while True:
+                    message = json.loads(await reader.receive_until(b"\n", 1 << 20))
+                    received.append(message)
+                    if matches(message):
+                        return message
+
+            await gateway.stdin.send(line(listen))
+            ack = await next_message(lambda m: m.get("method") == "notifications/subscriptions/acknowledged")
+            assert ack["params"]["notifications"] == {"toolsListChanged": True}
+            assert ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"
+
+            await gateway.stdin.send(line(slow) + line(CANCEL) + line(echo))
+            answer = await next_message(lambda m: m.get("id") == 3 and "method" not in m)
+            assert answer["result"]["resultType"] == "complete" and "after" in json.dumps(answer["result"])
+
+            cancel_listen = {"method": "notifications/cancelled", "params": {"requestId": "listen-1"}}
+            await gateway.stdin.send(line(cancel_listen))
+            await gateway.stdin.aclose()
+            rest = b""
+            try:
+                while chunk := await reader.receive(65536):
+                    rest += chunk
+            except anyio.EndOfStream:
+                pass
+            received += [json.loads(text) for text in rest.decode().splitlines() if text.strip()]
+            assert await gateway.wait() == 0
+    assert [m for m in received if m.get("id") == SLOW_CALL_ID] == [], "the cancelled call was answered"
+    assert [m for m in received if m.get("id") == "listen-1"] == [], "the cancelled listen was answered"
+    assert not any("Mcp-Session-Id" in json.dumps(m) for m in received)

@@ -49,6 +49,9 @@ struct StdioConnection: Sendable {
 
     func serve(_ lines: some AsyncSequence<LineInput, Never>, slots: RequestSlots = RequestSlots()) async {
         var session: DownstreamSession?
+        // 2026-07-28 requests carry no session: their calls are registered here, so a cancellation finds them.
+        let stateless = gateway.statelessConnection()
+        let listens = StdioListens()
         await withDiscardingTaskGroup { group in
             for await input in lines {
                 guard case .line(let line) = input else {
@@ -99,24 +102,69 @@ struct StdioConnection: Sendable {
                         }
                         slots.release()
                     }
+                case .stateless(let request) where request.method == MCPMethod.subscriptionsListen:
+                    listen(request, listens: listens, in: &group)
                 case .stateless(let request):
-                    // 2026-07-28 on stdio: each request stands alone. `subscriptions/listen` is not served
-                    // over stdio yet and gets -32601.
+                    // 2026-07-28 on stdio: each request stands alone; a cancelled one gets no answer.
                     guard slots.take() else {
                         output(.response(JSONRPCResponse(id: request.id, error: slots.busy)))
                         continue
                     }
+                    // Registered before the next line is read, so a cancellation that follows it finds it.
+                    let admission = gateway.admitStateless(request, in: stateless)
                     group.addTask {
-                        output(.response(await gateway.respondStateless(to: request, related: output)))
+                        if let response = await gateway.respondStateless(to: admission, related: output) {
+                            output(.response(response))
+                        }
                         slots.release()
                     }
                 case .needsSession(let id?):
                     output(.response(JSONRPCResponse(id: id, error: .invalidRequest("send initialize first"))))
-                case .needsSession(nil), .accepted:
+                case .needsSession(nil):
+                    // Before any `initialize`, a cancellation is of the stateless era: a call or a listen.
+                    if case .success(.notification(let notification)) = message,
+                        notification.method == MCPMethod.cancelled,
+                        let id = notification.params?["requestId"].flatMap(JSONRPCID.init),
+                        !listens.cancel(id, in: gateway.sessions)
+                    {
+                        gateway.handle(notification, session: stateless)
+                    }
+                case .accepted:
                     continue
                 }
             }
             if let current = session { _ = gateway.sessions.end(current.id) }
+            listens.endAll(in: gateway.sessions)
+        }
+    }
+
+    /// `subscriptions/listen` over stdio: the acknowledgement at once, then the kinds of change asked for,
+    /// stamped with the subscription's id, until the client cancels it (nothing more is said), stdin closes,
+    /// or the gateway stops (the listen result ends it).
+    private func listen(
+        _ request: JSONRPCRequest,
+        listens: StdioListens,
+        in group: inout DiscardingTaskGroup
+    ) {
+        let opened: DownstreamSession
+        do {
+            opened = try gateway.openSubscription(request)
+        } catch {
+            return output(.response(JSONRPCResponse(id: request.id, error: error)))
+        }
+        guard listens.add(request.id, session: opened) else {
+            _ = gateway.sessions.end(opened.id)
+            let error = JSONRPCError.invalidRequest("request id \(request.id) is already in flight")
+            return output(.response(JSONRPCResponse(id: request.id, error: error)))
+        }
+        let subscription = ListenSubscription(request)
+        let messages = opened.openNotificationStream()
+        output(subscription.acknowledgement)
+        group.addTask {
+            for await message in messages {
+                if let framed = subscription.frame(message) { output(framed) }
+            }
+            if !listens.finish(request.id) { output(subscription.end) }
         }
     }
 }
