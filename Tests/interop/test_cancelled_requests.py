@@ -9,10 +9,13 @@ never with the upstream's late result or error. The demo server's `slow` tool is
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import httpx2
 from anyio.streams.buffered import BufferedByteReceiveStream
 
@@ -42,41 +45,66 @@ SLOW_CALL = {"id": SLOW_CALL_ID, "method": "tools/call", "params": {"name": "dem
 CANCEL = {"method": "notifications/cancelled", "params": {"requestId": SLOW_CALL_ID, "reason": "the user stopped it"}}
 
 
-async def test_stdio_sends_nothing_for_a_cancelled_request(yrden: Path, tmp_path: Path):
+class StdioPeer:
+    """`yrden stdio` as a raw client drives it: lines in, every message out kept in ``received``."""
+
+    def __init__(self, process: anyio.abc.Process):
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self.reader = BufferedByteReceiveStream(process.stdout)
+        self.received: list[dict[str, Any]] = []
+
+    async def send(self, *messages: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        await self.process.stdin.send(b"".join(line(m) for m in messages))
+
+    async def next(self, matches: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        while True:
+            message = json.loads(await self.reader.receive_until(b"\n", 1 << 20))
+            self.received.append(message)
+            if matches(message):
+                return message
+
+    async def close(self) -> int:
+        """Closes stdin, keeps every message the gateway still writes up to its exit, returns its status."""
+        assert self.process.stdin is not None
+        await self.process.stdin.aclose()
+        rest = b""
+        try:
+            while chunk := await self.reader.receive(65536):
+                rest += chunk
+        except anyio.EndOfStream:
+            pass
+        self.received += [json.loads(text) for text in rest.decode().splitlines() if text.strip()]
+        return await self.process.wait()
+
+
+@asynccontextmanager
+async def stdio_gateway(yrden: Path, tmp_path: Path) -> AsyncIterator[StdioPeer]:
     config_file = tmp_path / "yrden.json"
     config_file.write_text(json.dumps(demo_only(yrden)))
+    async with await anyio.open_process(
+        [str(yrden), "stdio", "--config", str(config_file)], env=clean_env(), stderr=None
+    ) as process:
+        yield StdioPeer(process)
+
+
+def answers_to(wanted: Any) -> Callable[[dict[str, Any]], bool]:
+    return lambda message: message.get("id") == wanted and "method" not in message
+
+
+async def test_stdio_sends_nothing_for_a_cancelled_request(yrden: Path, tmp_path: Path):
     with anyio.fail_after(40):
-        async with await anyio.open_process(
-            [str(yrden), "stdio", "--config", str(config_file)], env=clean_env(), stderr=None
-        ) as gateway:
-            assert gateway.stdin is not None and gateway.stdout is not None
-            reader = BufferedByteReceiveStream(gateway.stdout)
-            received: list[dict[str, Any]] = []
-
-            async def next_answer(wanted: int) -> dict[str, Any]:
-                while True:
-                    message = json.loads(await reader.receive_until(b"\n", 1 << 20))
-                    received.append(message)
-                    if message.get("id") == wanted and "method" not in message:
-                        return message
-
-            await gateway.stdin.send(line(INITIALIZE))
-            assert "result" in await next_answer(1)
-            await gateway.stdin.send(line({"method": "notifications/initialized"}))
+        async with stdio_gateway(yrden, tmp_path) as peer:
+            await peer.send(INITIALIZE)
+            assert "result" in await peer.next(answers_to(1))
+            await peer.send({"method": "notifications/initialized"})
             # The call, its cancellation right behind it, then a ping: the ping's answer proves both were read.
-            await gateway.stdin.send(line(SLOW_CALL) + line(CANCEL) + line({"id": 3, "method": "ping"}))
-            assert await next_answer(3) == {"jsonrpc": "2.0", "id": 3, "result": {}}
-            await gateway.stdin.aclose()
+            await peer.send(SLOW_CALL, CANCEL, {"id": 3, "method": "ping"})
+            assert await peer.next(answers_to(3)) == {"jsonrpc": "2.0", "id": 3, "result": {}}
             # Everything the gateway still writes, up to its exit: the cancelled call's task has ended by then.
-            rest = b""
-            try:
-                while chunk := await reader.receive(65536):
-                    rest += chunk
-            except anyio.EndOfStream:
-                pass
-            received += [json.loads(text) for text in rest.decode().splitlines() if text.strip()]
-            assert await gateway.wait() == 0
-    answers = [m for m in received if m.get("id") == SLOW_CALL_ID and "method" not in m]
+            assert await peer.close() == 0
+    answers = [m for m in peer.received if answers_to(SLOW_CALL_ID)(m)]
     assert answers == [], f"the cancelled request was answered: {answers}"
 
 
@@ -114,8 +142,6 @@ MODERN_META = {
 async def test_stdio_stateless_era_cancels_a_call_and_a_listen(yrden: Path, tmp_path: Path):
     """2026-07-28 over `yrden stdio`, no initialize: a call cancelled with notifications/cancelled gets no
     answer, a listen is acknowledged with its subscription id and, cancelled too, says nothing more."""
-    config_file = tmp_path / "yrden.json"
-    config_file.write_text(json.dumps(demo_only(yrden)))
     listen = {
         "id": "listen-1",
         "method": "subscriptions/listen",
@@ -125,40 +151,19 @@ async def test_stdio_stateless_era_cancels_a_call_and_a_listen(yrden: Path, tmp_
     echo = {"id": 3, "method": "tools/call", "params": {"name": "demo__echo", "arguments": {"message": "after"}}}
     echo["params"]["_meta"] = MODERN_META
     with anyio.fail_after(40):
-        async with await anyio.open_process(
-            [str(yrden), "stdio", "--config", str(config_file)], env=clean_env(), stderr=None
-        ) as gateway:
-            assert gateway.stdin is not None and gateway.stdout is not None
-            reader = BufferedByteReceiveStream(gateway.stdout)
-            received: list[dict[str, Any]] = []
-
-            async def next_message(matches) -> dict[str, Any]:
-                while True:
-                    message = json.loads(await reader.receive_until(b"\n", 1 << 20))
-                    received.append(message)
-                    if matches(message):
-                        return message
-
-            await gateway.stdin.send(line(listen))
-            ack = await next_message(lambda m: m.get("method") == "notifications/subscriptions/acknowledged")
+        async with stdio_gateway(yrden, tmp_path) as peer:
+            await peer.send(listen)
+            ack = await peer.next(lambda m: m.get("method") == "notifications/subscriptions/acknowledged")
             assert ack["params"]["notifications"] == {"toolsListChanged": True}
             assert ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"
 
-            await gateway.stdin.send(line(slow) + line(CANCEL) + line(echo))
-            answer = await next_message(lambda m: m.get("id") == 3 and "method" not in m)
+            await peer.send(slow, CANCEL, echo)
+            answer = await peer.next(answers_to(3))
             assert answer["result"]["resultType"] == "complete" and "after" in json.dumps(answer["result"])
 
-            cancel_listen = {"method": "notifications/cancelled", "params": {"requestId": "listen-1"}}
-            await gateway.stdin.send(line(cancel_listen))
-            await gateway.stdin.aclose()
-            rest = b""
-            try:
-                while chunk := await reader.receive(65536):
-                    rest += chunk
-            except anyio.EndOfStream:
-                pass
-            received += [json.loads(text) for text in rest.decode().splitlines() if text.strip()]
-            assert await gateway.wait() == 0
+            await peer.send({"method": "notifications/cancelled", "params": {"requestId": "listen-1"}})
+            assert await peer.close() == 0
+    received = peer.received
     assert [m for m in received if m.get("id") == SLOW_CALL_ID] == [], "the cancelled call was answered"
     assert [m for m in received if m.get("id") == "listen-1"] == [], "the cancelled listen was answered"
     assert not any("Mcp-Session-Id" in json.dumps(m) for m in received)

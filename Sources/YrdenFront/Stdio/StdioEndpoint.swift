@@ -89,34 +89,21 @@ struct StdioConnection: Sendable {
                     let notifications = opened.openNotificationStream()
                     group.addTask { for await message in notifications { output(message) } }
                 case .request(let request, let current):
-                    guard slots.take() else {
-                        output(.response(JSONRPCResponse(id: request.id, error: slots.busy)))
-                        continue
-                    }
-                    // Registered before the next line is read, so a cancellation that follows it finds it.
-                    let admitted = gateway.admit(request, session: current)
-                    group.addTask {
-                        // A request the client cancelled gets no response at all, as MCP asks.
-                        if let response = await gateway.respond(to: admitted, related: output) {
-                            output(.response(response))
-                        }
-                        slots.release()
+                    let gateway = self.gateway
+                    run(request.id, slots: slots, in: &group) {
+                        gateway.admit(request, session: current)
+                    } answer: {
+                        await gateway.respond(to: $0, related: output)
                     }
                 case .stateless(let request) where request.method == MCPMethod.subscriptionsListen:
                     listen(request, listens: listens, in: &group)
                 case .stateless(let request):
-                    // 2026-07-28 on stdio: each request stands alone; a cancelled one gets no answer.
-                    guard slots.take() else {
-                        output(.response(JSONRPCResponse(id: request.id, error: slots.busy)))
-                        continue
-                    }
-                    // Registered before the next line is read, so a cancellation that follows it finds it.
-                    let admission = gateway.admitStateless(request, in: stateless)
-                    group.addTask {
-                        if let response = await gateway.respondStateless(to: admission, related: output) {
-                            output(.response(response))
-                        }
-                        slots.release()
+                    // 2026-07-28 on stdio: each request stands alone, registered in the connection's own session.
+                    let gateway = self.gateway
+                    run(request.id, slots: slots, in: &group) {
+                        gateway.admitStateless(request, in: stateless)
+                    } answer: {
+                        await gateway.respondStateless(to: $0, related: output)
                     }
                 case .needsSession(let id?):
                     output(.response(JSONRPCResponse(id: id, error: .invalidRequest("send initialize first"))))
@@ -135,6 +122,24 @@ struct StdioConnection: Sendable {
             }
             if let current = session { _ = gateway.sessions.end(current.id) }
             listens.endAll(in: gateway.sessions)
+        }
+    }
+
+    /// Runs one request in a slot: the busy error when none is free; otherwise `admit` registers it now,
+    /// before the next line is read, so a cancellation that follows it finds it, and `answer` runs in a task
+    /// of its own. A request the client cancelled (`nil`) gets no response at all, as MCP asks.
+    private func run<Admitted: Sendable>(
+        _ id: JSONRPCID,
+        slots: RequestSlots,
+        in group: inout DiscardingTaskGroup,
+        admit: () -> Admitted,
+        answer: @escaping @Sendable (Admitted) async -> JSONRPCResponse?
+    ) {
+        guard slots.take() else { return output(.response(JSONRPCResponse(id: id, error: slots.busy))) }
+        let admitted = admit()
+        group.addTask {
+            if let response = await answer(admitted) { output(.response(response)) }
+            slots.release()
         }
     }
 
