@@ -65,21 +65,21 @@ extension Gateway {
         to admission: StatelessAdmission,
         related: RelatedMessageSink?
     ) async -> JSONRPCResponse? {
+        let request: JSONRPCRequest
+        switch admission {
+        case .answer(let refusal): return refusal
+        case .discover(let discover): request = discover
+        case .call(let admitted): request = admitted.request
+        }
         // No initialize came first to wait for the servers' first attempts: any request may be a client's
         // first, started together with the gateway.
         await awaitStartup()
-        let request: JSONRPCRequest
         var outcome: Result<JSONValue, JSONRPCError>
-        switch admission {
-        case .answer(let response):
-            return response
-        case .discover(let discover):
-            request = discover
-            outcome = .success(discoverResult(snapshot))
-        case .call(let admitted):
-            request = admitted.request
+        if case .call(let admitted) = admission {
             guard let response = await respond(to: admitted, related: related) else { return nil }
             outcome = response.outcome
+        } else {
+            outcome = .success(discoverResult(snapshot))
         }
         outcome = outcome.map { Self.stamped($0, method: request.method) }.mapError(Self.modernError)
         return JSONRPCResponse(id: request.id, outcome: outcome)
