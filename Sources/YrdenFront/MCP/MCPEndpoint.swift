@@ -7,9 +7,9 @@ import YrdenProtocol
 /// the stateless 2026-07-28 era side by side.
 ///
 /// POST carries client messages: `initialize` opens a session, a request in the 2026-07-28 envelope stands
-/// alone (`MCPEndpoint+Stateless`), everything else must name a session in `Mcp-Session-Id`. Requests are answered with JSON, or with an SSE stream when the client asked for
-/// progress, so progress arrives while the call runs. GET opens the session's stream for server-initiated
-/// messages; DELETE ends the session.
+/// alone (`MCPEndpoint+Stateless`), everything else must name a session in `Mcp-Session-Id`. Requests are
+/// answered with JSON, or with an SSE stream when the client asked for progress, so progress arrives while
+/// the call runs. GET opens the session's stream for server-initiated messages; DELETE ends the session.
 package struct MCPEndpoint: Sendable {
     let gateway: Gateway
     let origins: OriginPolicy

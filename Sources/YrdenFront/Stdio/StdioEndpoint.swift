@@ -108,14 +108,12 @@ struct StdioConnection: Sendable {
                 case .needsSession(let id?):
                     output(.response(JSONRPCResponse(id: id, error: .invalidRequest("send initialize first"))))
                 case .needsSession(nil):
-                    // Before any `initialize`, a cancellation is of the stateless era: a call or a listen.
-                    if case .success(.notification(let notification)) = message,
+                    // Before any `initialize`, a cancellation is of the stateless era: a listen or a call.
+                    guard case .success(.notification(let notification)) = message,
                         notification.method == MCPMethod.cancelled,
-                        let id = notification.params?["requestId"].flatMap(JSONRPCID.init),
-                        !listens.cancel(id, in: gateway.sessions)
-                    {
-                        gateway.handle(notification, session: stateless)
-                    }
+                        let id = notification.params?["requestId"].flatMap(JSONRPCID.init)
+                    else { continue }
+                    if !listens.cancel(id, in: gateway.sessions) { gateway.handle(notification, session: stateless) }
                 case .accepted:
                     continue
                 }
