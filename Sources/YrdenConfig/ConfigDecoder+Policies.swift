@@ -36,7 +36,19 @@ extension ConfigDecoder {
         if let value = object["connect"]?.seconds() { timeouts.connect = value }
         if let value = object["request"]?.seconds() { timeouts.request = value }
         if let value = object["toolCall"]?.seconds() { timeouts.toolCall = value }
+        if let value = object["discover"]?.seconds() { timeouts.discover = value }
         return timeouts
+    }
+
+    /// `protocol`: `"auto"`, `"2026-07-28"` or `"2025-11-25"`.
+    func decodeProtocol(_ reader: JSONReader) -> UpstreamProtocol {
+        let words = UpstreamProtocol.allCases.map(\.rawValue.quoted).joined(separator: ", ")
+        guard let word = reader.string() else { return .auto }
+        guard let pinned = UpstreamProtocol(rawValue: word) else {
+            reader.report("unknown protocol \(word.quoted)", fix: "write one of \(words)")
+            return .auto
+        }
+        return pinned
     }
 
     func decodeReconnect(_ reader: JSONReader) -> ReconnectPolicy {

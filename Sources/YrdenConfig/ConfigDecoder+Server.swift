@@ -7,8 +7,9 @@ import YrdenProtocol
 /// - `url` (absolute http/https URL), `headers` (object of strings), `auth` (object): a remote server.
 /// - `type` (`"stdio"`, `"http"` (also `"streamable-http"`, `"streamableHttp"`) or `"sse"`): pins the transport.
 /// - `prefix` (string; default the id), `tools` (`{"allow": [...], "deny": [...]}`),
-///   `timeouts` (`{"connect", "request", "toolCall"}` in seconds; defaults 10, 60, 300),
+///   `timeouts` (`{"connect", "request", "toolCall", "discover"}` in seconds; defaults 10, 60, 300, 5),
 ///   `reconnect` (`"never"` or `{"initialDelay", "maxDelay", "maxAttempts"}`; defaults 1 s, 60 s, unlimited),
+///   `protocol` (`"auto"`, `"2026-07-28"` or `"2025-11-25"`; default `"auto"`: probe, then fall back),
 ///   `disabled` (boolean; default false).
 ///
 /// Hosts' keys (``HostKeys/server``) are accepted: Cline's `timeout` and `transportType`, Windsurf's `serverUrl`
@@ -31,6 +32,13 @@ extension ConfigDecoder {
         var timeouts = object["timeouts"].map(decodeTimeouts) ?? Timeouts()
         if let toolCall = decodeHostTimeout(object) { timeouts.toolCall = toolCall }
         let reconnect = object["reconnect"].map(decodeReconnect) ?? .default
+        let protocolEra = object["protocol"].map(decodeProtocol) ?? .auto
+        if protocolEra == .modern, case .sse? = transport {
+            object["protocol"]?.report(
+                "the legacy HTTP+SSE transport has no 2026-07-28 era",
+                fix: "remove \"protocol\", or use Streamable HTTP (\"type\": \"http\")"
+            )
+        }
         let disabled = object["disabled"]?.bool() ?? false
         // With no new problem, a missing transport means one of its values held an unresolved reference.
         guard context.problems.count == before, let transport = transport ?? writtenTransport(object) else {
@@ -43,6 +51,7 @@ extension ConfigDecoder {
             toolFilter: toolFilter,
             timeouts: timeouts,
             reconnect: reconnect,
+            protocolEra: protocolEra,
             disabled: disabled
         )
     }

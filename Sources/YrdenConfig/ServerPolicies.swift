@@ -25,22 +25,28 @@ package struct Timeouts: Sendable, Hashable {
     package var request: Duration
     /// A tool call, which may legitimately run for minutes.
     package var toolCall: Duration
+    /// The `server/discover` probe that tells a 2026-07-28 server from an older one: an older stdio server
+    /// may never answer it, and after this long the gateway falls back to `initialize`.
+    package var discover: Duration
 
     package static let defaultConnect = Duration.seconds(10)
     package static let defaultRequest = Duration.seconds(60)
     package static let defaultToolCall = Duration.seconds(300)
+    package static let defaultDiscover = Duration.seconds(5)
 
     package init(
         connect: Duration = defaultConnect,
         request: Duration = defaultRequest,
-        toolCall: Duration = defaultToolCall
+        toolCall: Duration = defaultToolCall,
+        discover: Duration = defaultDiscover
     ) {
         self.connect = connect
         self.request = request
         self.toolCall = toolCall
+        self.discover = discover
     }
 
-    static let keys = ["connect", "request", "toolCall"]
+    static let keys = ["connect", "request", "toolCall", "discover"]
 }
 
 /// What happens when an upstream connection drops or fails to come up.
@@ -61,4 +67,14 @@ package enum ReconnectPolicy: Sendable, Hashable {
 
     /// The most attempts a policy may count; beyond it "unlimited" (leaving the key out) says it better.
     package static let maxAttemptsLimit = 1_000_000
+}
+
+/// Which MCP era the gateway speaks to a server: found out at each connection (`auto`), or pinned.
+package enum UpstreamProtocol: String, Sendable, Hashable, CaseIterable {
+    /// Probe with `server/discover`, fall back to the `initialize` handshake.
+    case auto
+    /// 2026-07-28 only: every request carries its envelope; no handshake is tried.
+    case modern = "2026-07-28"
+    /// The `initialize` handshake only (2025-11-25 and before); no probe.
+    case handshake = "2025-11-25"
 }

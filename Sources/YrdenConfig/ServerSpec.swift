@@ -10,6 +10,8 @@ package struct ServerSpec: Sendable, Hashable {
     package var toolFilter: ToolFilter
     package var timeouts: Timeouts
     package var reconnect: ReconnectPolicy
+    /// The MCP era spoken to the server: probed (`auto`) or pinned.
+    package var protocolEra: UpstreamProtocol
     /// A disabled server stays in the config (and the admin API) but is never connected.
     package var disabled: Bool
     /// `${...}` references in the entry that cannot be resolved where the gateway runs; when any is, the
@@ -23,6 +25,7 @@ package struct ServerSpec: Sendable, Hashable {
         toolFilter: ToolFilter = ToolFilter(),
         timeouts: Timeouts = Timeouts(),
         reconnect: ReconnectPolicy = .default,
+        protocolEra: UpstreamProtocol = .auto,
         disabled: Bool = false,
         unresolved: [UnresolvedReference] = []
     ) {
@@ -32,6 +35,7 @@ package struct ServerSpec: Sendable, Hashable {
         self.toolFilter = toolFilter
         self.timeouts = timeouts
         self.reconnect = reconnect
+        self.protocolEra = protocolEra
         self.disabled = disabled
         self.unresolved = unresolved
     }
@@ -46,6 +50,6 @@ package struct ServerSpec: Sendable, Hashable {
     /// The keys a server entry may have, in the order problem messages list them.
     static let keys = [
         "command", "args", "env", "cwd", "url", "headers", "auth", "type",
-        "prefix", "tools", "timeouts", "reconnect", "disabled",
+        "prefix", "tools", "timeouts", "reconnect", "protocol", "disabled",
     ]
 }

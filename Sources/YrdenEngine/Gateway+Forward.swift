@@ -67,6 +67,17 @@ extension Gateway {
         do {
             let answer = try await client.request(request.method, params: .object(forwarded), options: options)
             GatewayMetrics.recordRequest(server: server, method: request.method, duration: .now - started, failure: nil)
+            if case .success(let result) = answer, result["resultType"]?.stringValue == "input_required",
+                context.session.protocolVersion != ProtocolVersion.modern
+            {
+                // A 2026-07-28 server asking for input mid-call; a session of the handshake era would need it
+                // turned into requests of its own, which the gateway does not do yet.
+                return .failure(
+                    .internalError(
+                        "MCP server '\(server)' asked for input mid-call (input_required); relaying that to a \(context.session.protocolVersion) session is not supported yet"
+                    )
+                )
+            }
             return answer
         } catch {
             GatewayMetrics.recordRequest(

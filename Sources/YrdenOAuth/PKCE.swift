@@ -1,4 +1,5 @@
 import Crypto
+import YrdenProtocol
 
 /// A PKCE pair (RFC 7636) with the `S256` method, the only one the MCP spec allows when the server offers it.
 struct PKCE: Sendable, Hashable {

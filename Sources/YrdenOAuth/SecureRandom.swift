@@ -1,4 +1,5 @@
 import Crypto
+import YrdenProtocol
 
 /// Unguessable values (PKCE verifiers, `state`) from the system's cryptographic random source.
 enum SecureRandom {

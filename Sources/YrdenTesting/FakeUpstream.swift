@@ -192,6 +192,17 @@ package final class FakeUpstream: Sendable {
     private static func scripted(_ request: JSONRPCRequest, script: FakeUpstreamScript) -> FakeReply {
         if let page = script.page(request.method, cursor: request.params?["cursor"]) { return .result(page) }
         switch request.method {
+        case MCPMethod.serverDiscover where script.modern:
+            return .result(script.discover)
+        case MCPMethod.initialize where script.modern:
+            let supported = [ProtocolVersion.modern]
+            return .error(
+                .unsupportedVersion(
+                    requested: .string(ProtocolVersion.latest),
+                    supported: supported,
+                    detail: "initialize"
+                )
+            )
         case MCPMethod.initialize:
             return .result(script.handshake)
         case MCPMethod.ping:

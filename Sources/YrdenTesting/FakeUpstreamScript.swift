@@ -17,6 +17,10 @@ package struct FakeUpstreamScript: Sendable {
     ]
     package var serverInfo: JSONValue = ["name": "scripted", "version": "1.0"]
     package var instructions: String?
+    /// `true`: a 2026-07-28 server. It answers `server/discover`, refuses `initialize` with -32022, and stamps
+    /// `resultType` on its results; `false` (the default) is a handshake-era server, to which
+    /// `server/discover` is an unknown method.
+    package var modern = false
 
     // The lists.
     package var tools: [JSONObject] = [FakeUpstreamScript.tool("echo")]
@@ -69,6 +73,20 @@ package struct FakeUpstreamScript: Sendable {
             "protocolVersion": .string(protocolVersion),
             "capabilities": .object(capabilities),
             "serverInfo": serverInfo,
+        ]
+        if let instructions { result["instructions"] = .string(instructions) }
+        return .object(result)
+    }
+
+    /// The `server/discover` result of a 2026-07-28 script.
+    var discover: JSONValue {
+        var result: JSONObject = [
+            "resultType": "complete",
+            "supportedVersions": [.string(ProtocolVersion.modern)],
+            "capabilities": .object(capabilities),
+            "ttlMs": 0,
+            "cacheScope": "private",
+            "_meta": .object([ModernEnvelope.serverInfoKey: serverInfo]),
         ]
         if let instructions { result["instructions"] = .string(instructions) }
         return .object(result)

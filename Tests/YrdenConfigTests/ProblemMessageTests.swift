@@ -19,7 +19,7 @@ import Testing
             lines(#"{"mcpServers": {"time": {"comand": "python3"}}}"#) == [
                 #"test.json: mcpServers.time.comand: unknown key "comand" — did you mean "command"? "#
                     + "Known keys here: "
-                    + "command, args, env, cwd, url, headers, auth, type, prefix, tools, timeouts, reconnect, disabled"
+                    + "command, args, env, cwd, url, headers, auth, type, prefix, tools, timeouts, reconnect, protocol, disabled"
             ]
         )
     }

@@ -37,6 +37,8 @@ import Testing
         #expect(server.prefix == "s")
         #expect(server.toolFilter == ToolFilter())
         #expect(server.timeouts == Timeouts(connect: .seconds(10), request: .seconds(60), toolCall: .seconds(300)))
+        #expect(server.timeouts.discover == .seconds(5))
+        #expect(server.protocolEra == .auto)
         #expect(server.reconnect == .backoff(initialDelay: .seconds(1), maxDelay: .seconds(60), maxAttempts: nil))
         #expect(!server.disabled)
     }
@@ -91,5 +93,26 @@ import Testing
         }
         let stdio = try Config.server(#"{"command": "srv", "type": "stdio"}"#)
         #expect(stdio?.transport.kindName == "stdio")
+    }
+
+    @Test func protocolPinsAndTheDiscoverTimeoutDecode() throws {
+        let modern = try Config.server(#"{"url": "http://127.0.0.1:1/mcp", "protocol": "2026-07-28"}"#)
+        #expect(modern?.protocolEra == .modern)
+        let handshake = try Config.server(#"{"command": "x", "protocol": "2025-11-25", "timeouts": {"discover": 2}}"#)
+        #expect(handshake?.protocolEra == .handshake)
+        #expect(handshake?.timeouts.discover == .seconds(2))
+    }
+
+    @Test func anUnknownProtocolNamesTheChoices() {
+        let problems = Config.serverProblems(#"{"command": "x", "protocol": "2026"}"#)
+        #expect(problems.map(\.path) == ["mcpServers.s.protocol"])
+        #expect(problems.first?.fix.contains(#""auto", "2026-07-28", "2025-11-25""#) == true)
+    }
+
+    @Test func theLegacySSETransportCannotBePinnedModern() {
+        let problems = Config.serverProblems(
+            #"{"url": "http://127.0.0.1:1/sse", "type": "sse", "protocol": "2026-07-28"}"#
+        )
+        #expect(problems.map(\.path) == ["mcpServers.s.protocol"])
     }
 }

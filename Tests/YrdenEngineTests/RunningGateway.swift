@@ -148,7 +148,8 @@ func stdioSpec(
         initialDelay: .milliseconds(50),
         maxDelay: .milliseconds(50),
         maxAttempts: nil
-    )
+    ),
+    protocolEra: UpstreamProtocol = .auto
 ) -> ServerSpec {
     ServerSpec(
         id: id,
@@ -156,6 +157,7 @@ func stdioSpec(
         prefix: prefix,
         timeouts: timeouts,
         reconnect: reconnect,
+        protocolEra: protocolEra,
         disabled: disabled
     )
 }

@@ -1,4 +1,5 @@
 import Testing
+import YrdenProtocol
 
 @testable import YrdenOAuth
 

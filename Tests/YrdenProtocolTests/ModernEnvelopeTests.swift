@@ -63,4 +63,38 @@ import Testing
         #expect(MCPHeaderValue.decode("=?base64?not base64!?=") == nil)
         #expect(MCPHeaderValue.decode("=?base64?/w==?=") == nil, "not UTF-8")
     }
+
+    @Test func stampingReplacesTheEnvelopeAndKeepsTheRest() {
+        let params: JSONValue = [
+            "name": "echo", "_meta": ["progressToken": 5, ModernEnvelope.versionKey: "2099-01-01"],
+        ]
+        let stamped = ModernEnvelope.stamped(
+            params,
+            version: "2026-07-28",
+            capabilities: [:],
+            clientInfo: ["name": "g"]
+        )
+        #expect(stamped["name"] == "echo")
+        #expect(stamped["_meta"]?["progressToken"] == 5)
+        #expect(stamped["_meta"]?[ModernEnvelope.versionKey] == "2026-07-28")
+        #expect(stamped["_meta"]?[ModernEnvelope.capabilitiesKey] == [:])
+        #expect(stamped["_meta"]?[ModernEnvelope.clientInfoKey] == ["name": "g"])
+        let bare = ModernEnvelope.stamped(nil, version: "2026-07-28", capabilities: [:], clientInfo: .null)
+        #expect(bare["_meta"]?[ModernEnvelope.versionKey] == "2026-07-28", "a request without params gets some")
+    }
+
+    @Test(arguments: [
+        "demo__echo", "Ada Lovelace", "Émile", " padded", "trailing ", "=?base64?QQ==?=", "tab\there", "",
+    ])
+    func headerValuesEncodeSoTheyDecodeBack(_ text: String) {
+        let encoded = MCPHeaderValue.encode(text)
+        #expect(encoded.utf8.allSatisfy { (0x20...0x7E).contains($0) })
+        #expect(MCPHeaderValue.decode(encoded) == text)
+    }
+
+    @Test func plainHeaderValuesStayPlain() {
+        #expect(MCPHeaderValue.encode("demo__echo") == "demo__echo")
+        #expect(MCPHeaderValue.encode("file:///a b.txt") == "file:///a b.txt")
+        #expect(MCPHeaderValue.encode("Émile") == "=?base64?w4ltaWxl?=")
+    }
 }

@@ -1,4 +1,5 @@
 import YrdenConfig
+import YrdenProtocol
 import YrdenTransport
 
 /// One server as operators see it at one moment: its spec, its state, what it offers through the gateway,
@@ -23,9 +24,11 @@ package struct ServerStatus: Sendable, Hashable {
     package var id: String { spec.id }
 
     /// How the last connection was set up: `handshake` (an `initialize` exchange) for every protocol revision
-    /// up to 2025-11-25; `nil` before any connection, or for a revision this gateway does not know.
+    /// up to 2025-11-25, `modern` for 2026-07-28 (a `server/discover` probe, then an envelope on every
+    /// request); `nil` before any connection, or for a revision this gateway does not know.
     package var era: String? {
         guard let version = lastHandshake?.protocolVersion else { return nil }
+        if version == ProtocolVersion.modern { return "modern" }
         return version <= Self.lastHandshakeRevision ? "handshake" : nil
     }
 

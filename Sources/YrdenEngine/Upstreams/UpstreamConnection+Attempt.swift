@@ -46,6 +46,11 @@ extension UpstreamConnection {
         handshake: UpstreamHandshake,
         signIn: (any UpstreamSignIn)?
     ) async -> UpstreamError {
+        if client.modernStamp != nil, let filter = Self.listenFilter(handshake.capabilities) {
+            // 2026-07-28 has no GET stream: list changes come on a listen stream, opened before the lists are
+            // read so that no change between the two is missed.
+            client.send(unanswered: MCPMethod.subscriptionsListen, params: ["notifications": .object(filter)])
+        }
         let loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
         let catalog: ServerCatalog
         do throws(UpstreamError) {
@@ -124,16 +129,18 @@ extension UpstreamConnection {
         }
     }
 
-    /// Pings every ``pingInterval``, sleeping until the next ping is due; returns after
+    /// Pings every ``pingInterval`` (a 2026-07-28 server, which has no `ping`, gets `server/discover`),
+    /// sleeping until the next ping is due; returns after
     /// ``missedPingsBeforeReconnect`` missed in a row (the connection is then replaced), or `nil` once the
     /// attempt is closed.
     private func keepPinging(_ client: UpstreamClient) async -> UpstreamError? {
         var missed = 0
+        let method = client.modernStamp == nil ? MCPMethod.ping : MCPMethod.serverDiscover
         while true {
             do { try await time.sleep(until: time.now + Self.pingInterval) } catch { return nil }
             do {
                 _ = try await client.request(
-                    MCPMethod.ping,
+                    method,
                     params: nil,
                     options: RequestOptions(timeout: Self.pingTimeout)
                 )

@@ -44,17 +44,12 @@ extension UpstreamConnection {
     /// The answers to a Streamable HTTP `initialize` that mean "try the legacy transport" (spec 2025-11-25).
     private static let fallbackStatuses: Set<Int> = [400, 404, 405]
 
-    /// Runs the MCP handshake on `client`, closing it when that fails. The client's own deadline timer fails
-    /// an `initialize` that is never answered.
+    /// Agrees on an era with the server over `client` (see ``agree(with:)``), closing the client when that
+    /// fails. The client's own deadline timer fails a probe or an `initialize` that is never answered.
     private func handshake(_ client: UpstreamClient) async throws(UpstreamError) -> (UpstreamClient, UpstreamHandshake)
     {
         do {
-            let handshake = try await client.initialize(
-                clientInfo: Gateway.clientInfo,
-                capabilities: Gateway.upstreamClientCapabilities,
-                timeout: spec.timeouts.connect
-            )
-            return (client, handshake)
+            return (client, try await agree(with: client))
         } catch {
             await shielded { await client.close() }
             throw error

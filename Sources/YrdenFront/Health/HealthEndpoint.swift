@@ -30,6 +30,7 @@ package struct HealthEndpoint: Sendable {
         for spec in snapshot.specs {
             guard let link = snapshot.links[spec.id] else { continue }
             var entry: JSONObject = ["state": .string(link.state.name), "transport": .string(link.transportName)]
+            if let era = snapshot.status(of: spec.id)?.era { entry["era"] = .string(era) }
             if let counts = snapshot.catalog.counts[spec.id], link.state.isConnected {
                 entry["tools"] = .int(counts.tools)
                 entry["prompts"] = .int(counts.prompts)

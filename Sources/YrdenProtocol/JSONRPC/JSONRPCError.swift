@@ -61,10 +61,13 @@ package struct JSONRPCError: Error, Sendable, Hashable, CustomStringConvertible 
         JSONRPCError(code: -32020, message: "Header mismatch: \(detail)")
     }
 
+    /// 2026-07-28's code for a protocol revision the server does not serve.
+    package static let unsupportedVersionCode = -32022
+
     /// 2026-07-28: the request asked for a revision the server does not serve; `supported` says which it does.
     package static func unsupportedVersion(requested: JSONValue, supported: [String], detail: String) -> JSONRPCError {
         JSONRPCError(
-            code: -32022,
+            code: unsupportedVersionCode,
             message: "Unsupported protocol version: \(detail)",
             data: ["supported": .array(supported.map { .string($0) }), "requested": requested]
         )

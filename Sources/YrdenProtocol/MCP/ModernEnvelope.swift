@@ -27,6 +27,23 @@ package struct ModernEnvelope: Sendable {
         return .object(object)
     }
 
+    /// `params` with this hop's envelope in `_meta`, replacing whatever envelope was there: how the gateway
+    /// stamps each request it sends to a 2026-07-28 upstream.
+    package static func stamped(
+        _ params: JSONValue?,
+        version: String,
+        capabilities: JSONObject,
+        clientInfo: JSONValue
+    ) -> JSONValue {
+        var object = params?.objectValue ?? [:]
+        var meta = object["_meta"]?.objectValue ?? [:]
+        meta[versionKey] = .string(version)
+        meta[capabilitiesKey] = .object(capabilities)
+        meta[clientInfoKey] = clientInfo
+        object["_meta"] = .object(meta)
+        return .object(object)
+    }
+
     /// Whether `request` is of the stateless era: its `_meta` names a protocol version.
     package static func isPresent(in request: JSONRPCRequest) -> Bool {
         request.params?["_meta"]?[versionKey] != nil
@@ -66,36 +83,14 @@ package enum MCPHeaderValue {
     }
 }
 
-/// Standard base64 (RFC 4648 §4), padded or not.
-enum Base64 {
-    static func decode(_ text: String) -> [UInt8]? {
-        var bits: UInt32 = 0
-        var count = 0
-        var output: [UInt8] = []
-        output.reserveCapacity(text.utf8.count * 3 / 4)
-        var padding = 0
-        for byte in text.utf8 {
-            let value: UInt32
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            case UInt8(ascii: "="):
-                padding += 1
-                continue
-            default: return nil
-            }
-            guard padding == 0 else { return nil }
-            bits = bits << 6 | value
-            count += 6
-            if count >= 8 {
-                count -= 8
-                output.append(UInt8(truncatingIfNeeded: bits >> UInt32(count)))
-            }
-        }
-        guard padding <= 2, count < 6 else { return nil }
-        return output
+extension MCPHeaderValue {
+    /// The header form of `text`: as it is when it is visible ASCII with no surrounding space and does not
+    /// itself look encoded; otherwise `=?base64?…?=` of its UTF-8.
+    package static func encode(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        let plain =
+            !bytes.isEmpty && bytes.allSatisfy { (0x20...0x7E).contains($0) } && bytes.first != 0x20
+            && bytes.last != 0x20 && !(text.hasPrefix("=?base64?") && text.hasSuffix("?="))
+        return plain ? text : "=?base64?\(Base64.encode(bytes, urlSafe: false))?="
     }
 }

@@ -12,6 +12,9 @@ package final class UpstreamClient: Sendable {
     private let nextID = Atomic<Int>(1)
     private let time: any TimeSource
     private let timer: DeadlineTimer
+    /// The envelope every request carries once the server was found to speak 2026-07-28; `nil` for a
+    /// handshake-era server.
+    private let envelope = Mutex<ModernStamp?>(nil)
     /// Notifications (bounded, list changes coalesced) and the final `closed`.
     package let events: UpstreamEvents
 
@@ -78,6 +81,7 @@ package final class UpstreamClient: Sendable {
     {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         var params = params
+        if let stamp = envelope.withLock({ $0 }) { params = stamp.stamp(params) }
         if options.onProgress != nil {
             var object = params?.objectValue ?? [:]
             var meta = object["_meta"]?.objectValue ?? [:]
@@ -121,6 +125,24 @@ package final class UpstreamClient: Sendable {
         } catch {
             throw UpstreamError(.protocol, "\(error)")
         }
+    }
+
+    /// From now on every request carries `stamp`'s envelope: the server speaks 2026-07-28.
+    package func adopt(_ stamp: ModernStamp) {
+        envelope.withLock { $0 = stamp }
+    }
+
+    /// The envelope requests carry; `nil` while the server is spoken to in the handshake era.
+    package var modernStamp: ModernStamp? { envelope.withLock { $0 } }
+
+    /// Sends a request nobody waits for: a `subscriptions/listen`, whose notifications arrive as ``events``
+    /// for as long as the channel lives, and whose final result (the server ending it) is of no one's concern.
+    package func send(unanswered method: String, params: JSONValue?) {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        var params = params
+        if let stamp = envelope.withLock({ $0 }) { params = stamp.stamp(params) }
+        let frame = JSONRPCMessage.request(JSONRPCRequest(id: .int(id), method: method, params: params)).serialized()
+        try? channel.send(frame)
     }
 
     /// Sends a notification; failures are the channel's to report.

@@ -65,6 +65,9 @@ final class HTTPConnection: Sendable {
                 case .post(let frame) where frame.method == MCPMethod.initialized:
                     // Inline, so no request overtakes it: the server must see it before what follows.
                     await post(frame)
+                case .post(let frame) where frame.method == MCPMethod.subscriptionsListen:
+                    // 2026-07-28's stream of list changes: held open, and reopened, for the channel's life.
+                    group.addTask { await self.subscribe(frame) }
                 case .post(let frame) where ReplyBudget.isReply(frame):
                     guard replies.tryAcquire() else { continue }
                     group.addTask {
@@ -127,7 +130,7 @@ final class HTTPConnection: Sendable {
     static let retryDelays: [Duration] = [.milliseconds(100), .milliseconds(400), .milliseconds(1500)]
 
     private func postOnce(_ frame: OutboundFrame, mayReauthorize: Bool) async -> PostOutcome {
-        var request = makeRequest(method: .POST, accept: "application/json, text/event-stream")
+        var request = makeRequest(method: .POST, accept: "application/json, text/event-stream", for: frame)
         request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
         request.body = .bytes(frame.bytes)
         let sentSession = request.headers.first(name: Self.sessionHeader)
@@ -154,6 +157,10 @@ final class HTTPConnection: Sendable {
         if mayReauthorize, await reauthorize(after: response, credential: credential) {
             _ = try? await response.body.collect(upTo: 64 * 1024)
             return .reauthorized
+        }
+        if frame.modernVersion != nil, Self.mayCarryAnswer(status), let answer = await Self.errorAnswer(response) {
+            // 2026-07-28 answers a request it refuses with a 4xx and the JSON-RPC error: that is the answer.
+            return deliver(answer, answering: frame) ? .done : .failed(Self.statusFailure(status), retryable: false)
         }
         guard (200..<300).contains(status) else {
             let error = await Self.statusError(response)
@@ -263,12 +270,17 @@ final class HTTPConnection: Sendable {
 
     // MARK: - Requests
 
-    /// A request to the endpoint with the configured headers, then the session and version headers.
-    func makeRequest(method: HTTPMethod, accept: String?) -> HTTPClientRequest {
+    /// A request to the endpoint with the configured headers, then the session and version headers; a
+    /// 2026-07-28 `frame` gets that era's routing headers instead, and no session.
+    func makeRequest(method: HTTPMethod, accept: String?, for frame: OutboundFrame? = nil) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: endpoint.url)
         request.method = method
         for (name, value) in endpoint.headers { request.headers.replaceOrAdd(name: name, value: value) }
         if let accept { request.headers.replaceOrAdd(name: "Accept", value: accept) }
+        if let frame, frame.modernVersion != nil {
+            for (name, value) in frame.modernHeaders { request.headers.replaceOrAdd(name: name, value: value) }
+            return request
+        }
         let (sessionID, version) = state.withLock { ($0.sessionID, $0.protocolVersion) }
         if let sessionID { request.headers.replaceOrAdd(name: Self.sessionHeader, value: sessionID) }
         if let version { request.headers.replaceOrAdd(name: Self.versionHeader, value: version) }
@@ -309,6 +321,27 @@ final class HTTPConnection: Sendable {
             "the server answered HTTP \(status) \(response.status.reasonPhrase)\(detail)",
             httpStatus: status
         )
+    }
+
+    /// A 4xx that a 2026-07-28 server sends with a JSON-RPC error; never 401 or 403, which are the
+    /// authorizer's to answer.
+    static func mayCarryAnswer(_ status: Int) -> Bool {
+        (400..<500).contains(status) && status != 401 && status != 403
+    }
+
+    /// The body of a refusal when it is a JSON-RPC error response (bounded); `nil` for anything else.
+    static func errorAnswer(_ response: HTTPClientResponse) async -> [UInt8]? {
+        let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/json"),
+            let body = try? await response.body.collect(upTo: 64 * 1024)
+        else { return nil }
+        let bytes = Array(body.readableBytesView)
+        guard let message = try? JSONValue.parse(bytes), message["error"]?["code"]?.intValue != nil else { return nil }
+        return bytes
+    }
+
+    static func statusFailure(_ status: Int) -> UpstreamError {
+        UpstreamError(.http, "the server answered HTTP \(status) with an error for another request", httpStatus: status)
     }
 
     /// A request that never got an HTTP answer: refused, reset, timed out.

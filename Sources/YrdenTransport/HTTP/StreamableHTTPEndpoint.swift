@@ -45,6 +45,11 @@ struct OutboundFrame: Sendable {
     var id: JSONRPCID?
     /// The method, when the frame is a request or notification.
     var method: String?
+    /// The 2026-07-28 revision the request's envelope names: such a request goes without a session, with the
+    /// routing headers that era requires.
+    var modernVersion: String?
+    /// What 2026-07-28's `Mcp-Name` carries: the tool or prompt name, or the resource URI.
+    var name: String?
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -53,6 +58,23 @@ struct OutboundFrame: Sendable {
         }
         self.method = method
         if let id = object["id"] { self.id = JSONRPCID(id) }
+        let params = object["params"]
+        modernVersion = params?["_meta"]?[ModernEnvelope.versionKey]?.stringValue
+        if modernVersion != nil {
+            name =
+                method == MCPMethod.resourcesRead
+                ? params?["uri"]?.stringValue : Self.namedMethods.contains(method) ? params?["name"]?.stringValue : nil
+        }
+    }
+
+    private static let namedMethods: Set<String> = [MCPMethod.toolsCall, MCPMethod.promptsGet]
+
+    /// 2026-07-28's routing headers for this frame; empty for a frame of the handshake era.
+    var modernHeaders: [(name: String, value: String)] {
+        guard let modernVersion, let method else { return [] }
+        var headers = [(name: HTTPConnection.versionHeader, value: modernVersion), (name: "Mcp-Method", value: method)]
+        if let name { headers.append((name: "Mcp-Name", value: MCPHeaderValue.encode(name))) }
+        return headers
     }
 
     var isRequest: Bool { id != nil }

@@ -1,0 +1,100 @@
+import Logging
+import YrdenConfig
+import YrdenProtocol
+import YrdenTransport
+
+/// Which MCP era the gateway speaks to a server, found out per connection as 2026-07-28's backwards
+/// compatibility asks of a dual-era client.
+extension UpstreamConnection {
+    /// The envelope the gateway stamps on every request to a 2026-07-28 server.
+    static var modernStamp: ModernStamp {
+        ModernStamp(capabilities: Gateway.upstreamClientCapabilities, clientInfo: Gateway.clientInfo)
+    }
+
+    /// Agrees on an era over `client`, which then speaks it:
+    /// - pinned `2025-11-25` (and the legacy HTTP+SSE transport, which has no other): `initialize` only;
+    /// - pinned `2026-07-28`: `server/discover` only, and a server that does not answer it is an error;
+    /// - `auto`: the probe, then `initialize` on any error or silence; a server last seen in the handshake era
+    ///   skips the probe (a silent one would cost its timeout at every reconnect), and one that refuses
+    ///   `initialize` as a 2026-07-28 server is probed after all (it may have locked itself into that era
+    ///   when an earlier probe reached it late).
+    func agree(with client: UpstreamClient) async throws(UpstreamError) -> UpstreamHandshake {
+        if case .sse = spec.transport { return try await initialize(client) }
+        switch spec.protocolEra {
+        case .handshake:
+            return try await initialize(client)
+        case .modern:
+            switch try await client.discover(Self.modernStamp, timeout: spec.timeouts.connect) {
+            case .modern(let handshake):
+                client.adopt(Self.modernStamp)
+                return handshake
+            case .handshakeEra(let reason):
+                throw UpstreamError(
+                    .protocol,
+                    "\"protocol\" pins MCP 2026-07-28, which the server does not speak: \(reason)"
+                )
+            }
+        case .auto:
+            if !lastSeenInHandshakeEra, let modern = try await probe(client) { return modern }
+            switch try await client.handshake(
+                clientInfo: Gateway.clientInfo,
+                capabilities: Gateway.upstreamClientCapabilities,
+                timeout: spec.timeouts.connect
+            ) {
+            case .connected(let handshake):
+                return handshake
+            case .modernOnly(let refusal):
+                if let modern = try await probe(client) { return modern }
+                throw UpstreamError(
+                    .protocol,
+                    "the server refused initialize as a 2026-07-28 server, then refused server/discover: \(refusal.message)"
+                )
+            }
+        }
+    }
+
+    /// The `server/discover` probe: the server's handshake when it speaks 2026-07-28 (the client then stamps
+    /// its envelope), `nil` when it does not.
+    private func probe(_ client: UpstreamClient) async throws(UpstreamError) -> UpstreamHandshake? {
+        switch try await client.discover(Self.modernStamp, timeout: spec.timeouts.discover) {
+        case .modern(let handshake):
+            client.adopt(Self.modernStamp)
+            return handshake
+        case .handshakeEra(let reason):
+            logger.debug("the server is of the handshake era", metadata: ["reason": "\(reason)"])
+            return nil
+        }
+    }
+
+    /// `initialize`, with a server that answers as a 2026-07-28 one told apart from other refusals.
+    private func initialize(_ client: UpstreamClient) async throws(UpstreamError) -> UpstreamHandshake {
+        switch try await client.handshake(
+            clientInfo: Gateway.clientInfo,
+            capabilities: Gateway.upstreamClientCapabilities,
+            timeout: spec.timeouts.connect
+        ) {
+        case .connected(let handshake):
+            return handshake
+        case .modernOnly:
+            throw UpstreamError(
+                .protocol,
+                "the server speaks only MCP 2026-07-28 and refused initialize; set \"protocol\" to \"auto\" or \"2026-07-28\""
+            )
+        }
+    }
+
+    /// Whether the last connection to this server was of the handshake era: the era is cached per server.
+    private var lastSeenInHandshakeEra: Bool {
+        guard let version = gateway.snapshot.links[spec.id]?.lastHandshake?.protocolVersion else { return false }
+        return ProtocolVersion.isSupported(version)
+    }
+
+    /// The `subscriptions/listen` filter for what the server says it announces; `nil` when nothing.
+    static func listenFilter(_ capabilities: JSONObject) -> JSONObject? {
+        var filter: JSONObject = [:]
+        if capabilities["tools"]?["listChanged"]?.boolValue == true { filter["toolsListChanged"] = true }
+        if capabilities["prompts"]?["listChanged"]?.boolValue == true { filter["promptsListChanged"] = true }
+        if capabilities["resources"]?["listChanged"]?.boolValue == true { filter["resourcesListChanged"] = true }
+        return filter.isEmpty ? nil : filter
+    }
+}

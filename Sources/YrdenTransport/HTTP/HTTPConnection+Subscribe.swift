@@ -1,0 +1,73 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import YrdenProtocol
+
+extension HTTPConnection {
+    /// Keeps a 2026-07-28 server's `subscriptions/listen` stream open and delivers what it carries, until
+    /// cancelled: that era's replacement for the GET stream.
+    ///
+    /// The stream is a POST answered with SSE. When it ends (the server closed it, or it broke off) it is
+    /// opened again after a pause, since the spec has no replay; a server that refuses it (-32601) has none,
+    /// and that is the end of it. Like the GET stream, it notices a server that went away while no call was
+    /// in flight: a few failures to reach it in a row report the channel closed.
+    func subscribe(_ frame: OutboundFrame) async {
+        var refusals = 0
+        var unreachable = 0
+        while !Task.isCancelled {
+            var request = makeRequest(method: .POST, accept: "application/json, text/event-stream", for: frame)
+            request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+            request.body = .bytes(frame.bytes)
+            let credential: String?
+            do { credential = try await authorize(&request) } catch {
+                reportClosed(error)
+                return
+            }
+            let response: HTTPClientResponse
+            do {
+                // No deadline: the stream is meant to stay open; the connect timeout still applies.
+                response = try await client.execute(request, deadline: .distantFuture)
+                unreachable = 0
+            } catch {
+                if Task.isCancelled { return }
+                unreachable += 1
+                guard unreachable <= Self.retryDelays.count else {
+                    reportClosed(Self.networkError(error))
+                    return
+                }
+                try? await Task.sleep(for: Self.retryDelays[unreachable - 1])
+                continue
+            }
+            let status = Int(response.status.code)
+            if status == 401 || status == 403 {
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                if await reauthorize(after: response, credential: credential) { continue }
+                reportClosed(await Self.statusError(response))
+                return
+            }
+            if (200..<300).contains(status) {
+                refusals = 0
+                do {
+                    _ = try await readMessages(response) { message in
+                        guard !isClosing else { return false }
+                        handler.frame(message)
+                        return false
+                    }
+                } catch {
+                    if Task.isCancelled { return }
+                    handler.log("the subscriptions/listen stream broke off: \(error)")
+                }
+            } else if let answer = await Self.errorAnswer(response),
+                (try? JSONValue.parse(answer))?["error"]?["code"]?.intValue == JSONRPCError.methodNotFound("").code
+            {
+                handler.log("the server offers no subscriptions/listen (HTTP \(status)); no list changes will arrive")
+                return
+            } else {
+                refusals += 1
+                handler.log("the server refused subscriptions/listen: HTTP \(status)")
+            }
+            let delay = min(Self.listenDelay * (1 << min(refusals, 6)), Self.maxListenDelay)
+            try? await Task.sleep(for: delay)
+        }
+    }
+}
