@@ -33,7 +33,7 @@ extension ConfigRules {
         guard !authority.contains(where: { "/?#".contains($0) }) else {
             return Finding(message: "origin \(quoted) has a path", fix: fix)
         }
-        return checkAuthority(authority, quoted: quoted).map { Finding(message: $0.message, fix: fix) }
+        return checkAuthority(authority.unicodeScalars, quoted: quoted).map { Finding(message: $0.message, fix: fix) }
     }
 
     /// Header names are HTTP tokens; values may not contain line breaks or NUL.
@@ -62,21 +62,24 @@ extension ConfigRules {
     }
 
     /// What follows `scheme://` up to the path, or `nil` when the scheme is missing or not one of `schemes`.
-    private static func authority(of url: String, schemes: [String]) -> Substring? {
-        guard let separator = url.firstRange(of: "://") else { return nil }
-        let scheme = url[..<separator.lowerBound].lowercased()
+    /// Read by Unicode scalar: a combining mark right after `://` must not hide it.
+    private static func authority(of url: String, schemes: [String]) -> Substring.UnicodeScalarView? {
+        let scalars = url.unicodeScalars
+        guard let separator = scalars.firstRange(of: "://".unicodeScalars) else { return nil }
+        let scheme = String(scalars[..<separator.lowerBound]).lowercased()
         guard schemes.contains(scheme) else { return nil }
-        let rest = url[separator.upperBound...]
-        return rest[..<(rest.firstIndex { "/?#".contains($0) } ?? rest.endIndex)]
+        let rest = Substring(url).unicodeScalars[separator.upperBound...]
+        return rest[..<(rest.firstIndex { "/?#".unicodeScalars.contains($0) } ?? rest.endIndex)]
     }
 
-    /// `[userinfo@]host[:port]` with a non-empty host and a numeric port up to 65535.
-    private static func checkAuthority(_ authority: Substring, quoted: String) -> Finding? {
+    /// `[userinfo@]host[:port]` with a non-empty host and a numeric port up to 65535. Read by Unicode scalar,
+    /// not by character: a combining mark after `@` or `[` must not hide the delimiter.
+    private static func checkAuthority(_ authority: Substring.UnicodeScalarView, quoted: String) -> Finding? {
         let hostStart = authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex
         let hostAndPort = authority[hostStart...]
         var host = hostAndPort
-        var port: Substring?
-        if hostAndPort.hasPrefix("[") {
+        var port: Substring.UnicodeScalarView?
+        if hostAndPort.first == "[" {
             guard let close = hostAndPort.firstIndex(of: "]") else {
                 return Finding(
                     message: "\(quoted) has an unclosed \"[\"",
@@ -85,7 +88,7 @@ extension ConfigRules {
             }
             host = hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close]
             let rest = hostAndPort[hostAndPort.index(after: close)...]
-            if rest.hasPrefix(":") { port = rest.dropFirst() } else if !rest.isEmpty { host = "" }
+            if rest.first == ":" { port = rest.dropFirst() } else if !rest.isEmpty { host = rest[rest.endIndex...] }
         } else if let colon = hostAndPort.lastIndex(of: ":") {
             host = hostAndPort[..<colon]
             port = hostAndPort[hostAndPort.index(after: colon)...]
@@ -94,7 +97,9 @@ extension ConfigRules {
             return Finding(message: "\(quoted) has no host", fix: "put a host name after ://")
         }
         if let port, !port.isEmpty {
-            guard port.count <= 5, port.allSatisfy(\.isASCIIDigit), let number = Int(port), number <= 65535 else {
+            guard port.count <= 5, port.allSatisfy({ ("0"..."9").contains($0) }), let number = Int(String(port)),
+                number <= 65535
+            else {
                 return Finding(message: "\(quoted) has an invalid port", fix: "use a port from 1 to 65535")
             }
         }

@@ -168,6 +168,15 @@ import Testing
         #expect(problem?.message == "the configuration must be a JSON object, found an array")
     }
 
+    /// A combining mark (here an emoji modifier) right after `://`, `@` or `[` joins it into one character;
+    /// the URL rule reads scalars, so the delimiters are still seen.
+    @Test func combiningMarksDoNotHideURLDelimiters() throws {
+        #expect(try Config.server("{\"url\": \"hTTPs://\u{1F3FB}@[\u{11A}]\"}") != nil)
+        #expect(try Config.server("{\"url\": \"https://\u{301}example.com:8443/mcp\"}") != nil)
+        let badPort = Config.serverProblems("{\"url\": \"https://\u{1F3FB}@[::1]:8\u{301}0\"}")
+        #expect(badPort.map(\.message).first?.contains("invalid port") == true)
+    }
+
     @Test func nullReadsAsAbsent() throws {
         let server = try Config.server(#"{"command": "x", "url": null, "reconnect": {"maxAttempts": null}}"#)
         #expect(server?.reconnect == .default)

@@ -10,7 +10,9 @@ client's first request decide). What it offers:
 - resource ``sample://readme`` (text) and template ``sample://items/{id}``;
 - prompt ``summarize(text)``.
 
-Run it as ``python sample_server.py``.
+Run it as ``python sample_server.py [--modern-only]``. With ``--modern-only`` it serves the 2026-07-28
+era alone, as a server of that era that never learnt the handshake does: ``initialize`` is refused with
+-32022 naming 2026-07-28 (the SDK's own modern loop, entered directly instead of through its dual-era one).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import anyio
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import UserMessage
+from mcp.server.runner import _serve_modern_stream  # pyright: ignore[reportPrivateUsage]
 from mcp.server.stdio import stdio_server
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -81,6 +84,10 @@ def summarize(text: str) -> list[UserMessage]:
 async def main() -> None:
     print(f"sample_server: started, pid {os.getpid()}", file=sys.stderr, flush=True)
     lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    if "--modern-only" in sys.argv[1:]:
+        async with stdio_server() as (read_stream, write_stream), lowlevel.lifespan(lowlevel) as state:
+            await _serve_modern_stream(lowlevel, read_stream, write_stream, lifespan_state=state, raise_exceptions=False)
+        return
     # Declare listChanged for handshake-era clients (MCPServer.run_stdio_async does not).
     options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
     async with stdio_server() as (read_stream, write_stream):
