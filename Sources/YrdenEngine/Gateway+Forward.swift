@@ -57,11 +57,14 @@ extension Gateway {
         }
         let timeouts = link.spec.timeouts
         let timeout = isToolCall ? timeouts.toolCall : timeouts.request
+        // What the upstream asks during the call goes to this client, on the call's own stream.
+        let relay = context.related.map { SessionRelay(session: context.session, send: $0, timeout: timeouts.toolCall) }
         let options = RequestOptions(
             timeout: timeout,
             maxTotalTimeout: timeout * 4,
             onProgress: onProgress,
-            handle: context.call
+            handle: context.call,
+            relay: relay
         )
         let started = ContinuousClock.now
         do {

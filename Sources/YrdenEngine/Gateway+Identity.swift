@@ -6,10 +6,20 @@ extension Gateway {
     /// How the gateway introduces itself to upstreams.
     static let clientInfo: JSONValue = ["name": "yrden", "version": .string(version)]
 
-    /// What the gateway tells upstreams it can do as a client. It declares the MCP Apps UI extension so that
-    /// servers keep offering their UI tools (many hide them from clients that do not), and nothing it cannot
-    /// honour (no sampling, roots or elicitation yet).
+    /// What the gateway tells handshake-era upstreams it can do as a client. It declares the MCP Apps UI
+    /// extension so that servers keep offering their UI tools (many hide them from clients that do not), and
+    /// the requests it relays to the client whose call asks (sampling, elicitation in both modes, roots);
+    /// a client that did not declare one gets none, and the server an error instead.
     static let upstreamClientCapabilities: JSONObject = [
+        "extensions": ["io.modelcontextprotocol/ui": ["mimeTypes": ["text/html;profile=mcp-app"]]],
+        "sampling": [:],
+        "elicitation": ["form": [:], "url": [:]],
+        "roots": [:],
+    ]
+
+    /// What the gateway tells 2026-07-28 upstreams: the UI extension only, since their requests for input
+    /// come back as `input_required` results, which are not yet turned into requests to clients.
+    static let modernUpstreamCapabilities: JSONObject = [
         "extensions": ["io.modelcontextprotocol/ui": ["mimeTypes": ["text/html;profile=mcp-app"]]]
     ]
 }

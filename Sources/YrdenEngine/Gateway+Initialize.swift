@@ -15,7 +15,11 @@ extension Gateway {
         await awaitStartup()
         let requested = request.params?["protocolVersion"]?.stringValue
         let version = ProtocolVersion.negotiate(requested: requested)
-        let session = try sessions.create(protocolVersion: version, clientInfo: request.params?["clientInfo"])
+        let session = try sessions.create(
+            protocolVersion: version,
+            clientInfo: request.params?["clientInfo"],
+            capabilities: request.params?["capabilities"]?.objectValue ?? [:]
+        )
         let snapshot = self.snapshot
         let result: JSONValue = [
             "protocolVersion": .string(version),

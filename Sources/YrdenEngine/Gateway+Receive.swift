@@ -47,9 +47,11 @@ extension Gateway {
             guard let session else { return .needsSession(nil) }
             handle(notification, session: session)
             return .accepted
-        case .success(.response):
-            // The gateway sends no requests to clients yet, so there is nothing to match a response to.
-            return session == nil ? .needsSession(nil) : .accepted
+        case .success(.response(let response)):
+            // The answer to a request the gateway relayed to this client; an unknown id is dropped.
+            guard let session else { return .needsSession(nil) }
+            session.asks.resolve(response)
+            return .accepted
         }
     }
 }

@@ -15,6 +15,9 @@ package protocol UpstreamChannel: Sendable {
 /// Where a channel delivers what it receives.
 package struct UpstreamChannelHandler: Sendable {
     package var frame: @Sendable ([UInt8]) -> Void
+    /// A frame that arrived as part of the answer to request `id` (on its POST's SSE stream): a request in
+    /// it belongs to that request's caller.
+    package var relatedFrame: @Sendable ([UInt8], JSONRPCID) -> Void
     /// One request could not be delivered or answered (an HTTP error, a broken response), while the channel
     /// itself lives on: the request with this id fails with the transport's reason, never as a JSON-RPC error.
     package var requestFailed: @Sendable (JSONRPCID, UpstreamError) -> Void
@@ -25,9 +28,11 @@ package struct UpstreamChannelHandler: Sendable {
         frame: @escaping @Sendable ([UInt8]) -> Void,
         requestFailed: @escaping @Sendable (JSONRPCID, UpstreamError) -> Void = { _, _ in },
         closed: @escaping @Sendable (UpstreamError) -> Void,
-        log: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (String) -> Void,
+        relatedFrame: (@Sendable ([UInt8], JSONRPCID) -> Void)? = nil
     ) {
         self.frame = frame
+        self.relatedFrame = relatedFrame ?? { bytes, _ in frame(bytes) }
         self.requestFailed = requestFailed
         self.closed = closed
         self.log = log

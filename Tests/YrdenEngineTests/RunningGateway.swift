@@ -70,12 +70,15 @@ struct RunningGateway {
         await until { snapshot in ids.allSatisfy { snapshot.links[$0]?.state.isConnected == true } }
     }
 
-    /// A new downstream session, as a client's `initialize` opens it.
-    func openSession() async throws -> DownstreamSession {
+    /// A new downstream session, as a client's `initialize` opens it, declaring `capabilities`.
+    func openSession(capabilities: JSONObject = [:]) async throws -> DownstreamSession {
         let request = JSONRPCRequest(
             id: .int(0),
             method: MCPMethod.initialize,
-            params: ["protocolVersion": "2025-06-18", "clientInfo": ["name": "test", "version": "1"]]
+            params: [
+                "protocolVersion": "2025-06-18", "clientInfo": ["name": "test", "version": "1"],
+                "capabilities": .object(capabilities),
+            ]
         )
         return try await gateway.initialize(request).0
     }

@@ -5,25 +5,90 @@ import YrdenTesting
 
 @testable import YrdenEngine
 
-/// What an upstream asks the gateway: `ping` is answered, and what the gateway does not offer upstream
-/// (sampling, roots, elicitation) is refused honestly rather than left unanswered.
+/// What an upstream asks the gateway: `ping` is answered; sampling, elicitation and roots go to the client
+/// whose call is in flight, if it declared them, and are refused honestly otherwise, never left unanswered.
 @Suite struct ServerRequestTests {
-    @Test func anUpstreamsPingIsAnsweredAndSamplingIsRefused() async throws {
+    private static let sampling: JSONValue = ["messages": [], "maxTokens": 10]
+
+    @Test func aPingIsAnsweredAndARequestOutsideAnyCallIsRefused() async throws {
         let running = RunningGateway([stdioSpec("a")])
         #expect(await running.connected("a"))
 
         let pong = try #require(await running["a"].ask(MCPMethod.ping))
         #expect(try pong.outcome.get() == [:])
 
-        let sampling = try #require(
-            await running["a"].ask("sampling/createMessage", params: ["messages": [], "maxTokens": 10])
-        )
+        let sampling = try #require(await running["a"].ask(MCPMethod.samplingCreateMessage, params: Self.sampling))
         guard case .failure(let error) = sampling.outcome else {
             Issue.record("expected sampling to be refused, got \(sampling)")
             return
         }
-        #expect(error.code == -32601)
+        #expect(error.code == -32603)
+        #expect(error.message.contains("outside a call"))
         #expect(running.gateway.snapshot.links["a"]?.state.isConnected == true, "the connection lives on")
+        await running.stop()
+    }
+
+    /// A tool that asks the client for sampling mid-call, and returns what it was answered.
+    private static func askingChannels() -> FakeUpstreams {
+        let channels = FakeUpstreams()
+        channels["a"].handleTool("echo") { call in
+            let answer = await call.upstream.ask(MCPMethod.samplingCreateMessage, params: sampling)
+            switch answer?.outcome {
+            case .success(let result)?: return .result(["structuredContent": result])
+            case .failure(let error)?: return .error(error)
+            case nil: return .error(.internalError("no answer"))
+            }
+        }
+        return channels
+    }
+
+    @Test func samplingDuringACallReachesThatClientAndItsAnswerGoesBack() async throws {
+        let running = RunningGateway([stdioSpec("a")], channels: Self.askingChannels())
+        #expect(await running.connected("a"))
+        let session = try await running.openSession(capabilities: ["sampling": [:]])
+        let relayed = Recording<JSONRPCMessage>()
+        async let answer = running.call("a__echo", in: session, related: { relayed.append($0) })
+        let asked = await relayed.first(within: .seconds(10)) { $0.method == MCPMethod.samplingCreateMessage }
+        guard case .request(let request)? = asked else {
+            Issue.record("the client was not asked")
+            return
+        }
+        #expect(request.id.description.contains("yrden-"), "the gateway's own id, not the upstream's")
+        let reply = JSONRPCResponse(id: request.id, result: ["role": "assistant", "model": "m"])
+        guard case .accepted = running.gateway.receive(.success(.response(reply)), rawID: request.id, session: session)
+        else {
+            Issue.record("the client's answer was not taken")
+            return
+        }
+        #expect(await answer.result?["structuredContent"]?["model"] == "m")
+        await running.stop()
+    }
+
+    @Test func aClientThatDidNotDeclareSamplingIsNotAsked() async throws {
+        let running = RunningGateway([stdioSpec("a")], channels: Self.askingChannels())
+        #expect(await running.connected("a"))
+        let session = try await running.openSession(capabilities: ["roots": [:]])
+        let relayed = Recording<JSONRPCMessage>()
+        let answer = await running.call("a__echo", in: session, related: { relayed.append($0) })
+        #expect(answer.error?.message == "The client did not declare the sampling capability")
+        #expect(relayed.elements.isEmpty)
+        await running.stop()
+    }
+
+    @Test func whileCallsOfTwoClientsAreInFlightTheAskerCannotBeToldAndIsRefused() async throws {
+        let channels = Self.askingChannels()
+        channels["a"].handleTool("hold") { _ in .never }
+        channels["a"].change { $0.tools.append(FakeUpstreamScript.tool("hold")) }
+        let running = RunningGateway([stdioSpec("a")], channels: channels)
+        #expect(await running.connected("a"))
+        let holder = try await running.openSession(capabilities: ["sampling": [:]])
+        let asker = try await running.openSession(capabilities: ["sampling": [:]])
+        let held = Task { await running.call("a__hold", in: holder, related: { _ in }) }
+        #expect(await running["a"].firstToolCall("hold") != nil)
+        let answer = await running.call("a__echo", id: .int(2), in: asker, related: { _ in })
+        #expect(answer.error?.code == -32603)
+        #expect(answer.error?.message.contains("several clients") == true)
+        held.cancel()
         await running.stop()
     }
 

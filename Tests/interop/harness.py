@@ -435,8 +435,10 @@ async def mcp_session(
     headers: Mapping[str, str] | None = None,
     timeout: float = REQUEST_TIMEOUT,
     label: str = "session",
+    **client_options: Any,
 ) -> AsyncIterator[McpSession]:
-    """Connect the official SDK client (Streamable HTTP) to ``url``.
+    """Connect the official SDK client (Streamable HTTP) to ``url``; ``client_options`` go to ``Client`` (the
+    sampling, elicitation and roots callbacks).
 
     ``label`` names the session in failure messages.
 
@@ -476,6 +478,7 @@ async def mcp_session(
             message_handler=session._on_message,
             read_timeout_seconds=timeout,
             cache=None,
+            **client_options,
         )
         session.client = client
         # No fail_after around this: the client opens task groups that outlive the call, and a

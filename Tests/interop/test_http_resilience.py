@@ -137,7 +137,9 @@ def flaky(tmp_path: Path) -> Iterator[FlakyUpstream]:
 
 
 def remote_config(upstream: FlakyUpstream, **policies: Any) -> dict[str, Any]:
-    return {"mcpServers": {"remote": {"url": upstream.url, **policies}}}
+    # The rules under test are the handshake era's (a session to renew, a GET stream): pinned to it, since
+    # the SDK's server would otherwise be spoken to in 2026-07-28. `policies` may pin the other era.
+    return {"mcpServers": {"remote": {"url": upstream.url, "protocol": "2025-11-25", **policies}}}
 
 
 def remote_tools(names: set[str]) -> set[str]:

@@ -322,7 +322,7 @@ def test_the_shapes_the_contract_fixes(spec):
         assert entry["additionalProperties"] is False
         assert set(entry["properties"]) == {
             "command", "args", "env", "cwd", "url", "headers", "auth", "type",
-            "prefix", "tools", "timeouts", "reconnect", "disabled",
+            "prefix", "tools", "timeouts", "reconnect", "protocol", "disabled",
             # desktop hosts' keys, mapped or ignored
             "serverUrl", "transportType", "timeout", "disabledTools", "autoApprove", "alwaysAllow", "envFile", "dev",
         }  # fmt: skip

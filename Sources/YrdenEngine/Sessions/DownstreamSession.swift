@@ -10,6 +10,10 @@ package final class DownstreamSession: Sendable {
     package let id: String
     package let protocolVersion: String
     package let clientInfo: JSONValue
+    /// What the client said it can do at `initialize`: the requests the gateway may relay to it.
+    package let capabilities: JSONObject
+    /// The gateway's requests to this client (relayed from upstreams) that wait for its answer.
+    let asks = ClientAsks()
 
     private struct State {
         var inFlight: [JSONRPCID: CallHandle] = [:]
@@ -22,10 +26,11 @@ package final class DownstreamSession: Sendable {
 
     private let state = Mutex(State())
 
-    init(id: String, protocolVersion: String, clientInfo: JSONValue) {
+    init(id: String, protocolVersion: String, clientInfo: JSONValue, capabilities: JSONObject = [:]) {
         self.id = id
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
+        self.capabilities = capabilities
     }
 
     package var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }
@@ -101,6 +106,7 @@ package final class DownstreamSession: Sendable {
         }
         calls.forEach { $0.cancel(reason: "the session ended") }
         sink?.finish()
+        asks.failAll(JSONRPCError(code: -32603, message: "the client's session ended before it answered"))
     }
 }
 

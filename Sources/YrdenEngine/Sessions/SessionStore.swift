@@ -23,7 +23,11 @@ package final class SessionStore: Sendable {
     package var count: Int { sessions.withLock { $0.count } }
 
     /// A new session; refused when `limit` sessions are open. Keeps only the identifying part of `clientInfo`.
-    func create(protocolVersion: String, clientInfo: JSONValue?) throws(SessionLimitReached) -> DownstreamSession {
+    func create(
+        protocolVersion: String,
+        clientInfo: JSONValue?,
+        capabilities: JSONObject = [:]
+    ) throws(SessionLimitReached) -> DownstreamSession {
         var generator = SystemRandomNumberGenerator()
         let id = (0..<4).map { _ in
             let hex = String(generator.next() as UInt32, radix: 16)
@@ -32,7 +36,8 @@ package final class SessionStore: Sendable {
         let session = DownstreamSession(
             id: id,
             protocolVersion: protocolVersion,
-            clientInfo: ClientIdentity.kept(from: clientInfo)
+            clientInfo: ClientIdentity.kept(from: clientInfo),
+            capabilities: capabilities
         )
         let admitted = sessions.withLock { sessions in
             guard sessions.count < limit else { return false }

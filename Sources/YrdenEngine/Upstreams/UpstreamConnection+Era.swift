@@ -8,7 +8,7 @@ import YrdenTransport
 extension UpstreamConnection {
     /// The envelope the gateway stamps on every request to a 2026-07-28 server.
     static var modernStamp: ModernStamp {
-        ModernStamp(capabilities: Gateway.upstreamClientCapabilities, clientInfo: Gateway.clientInfo)
+        ModernStamp(capabilities: Gateway.modernUpstreamCapabilities, clientInfo: Gateway.clientInfo)
     }
 
     /// Agrees on an era over `client`, which then speaks it:

@@ -71,13 +71,19 @@ extension MCPEndpoint {
         return FrontResponses.jsonRPC(200, .response(response), headers: [Self.sessionHeader: session.id])
     }
 
-    /// One request: JSON, or an SSE stream when the client asked for progress.
+    /// One request: JSON, or an SSE stream when the client asked for progress, or when an upstream asks the
+    /// client something during the call (only a client that declared it can answer such requests).
     private func answer(_ call: JSONRPCRequest, session: DownstreamSession) async -> HTTPResponse {
-        guard call.params?["_meta"]?["progressToken"] != nil else {
-            let response = await gateway.handle(call, session: session, related: nil)
-            return FrontResponses.jsonRPC(200, .response(response))
-        }
         let gateway = self.gateway
+        guard call.params?["_meta"]?["progressToken"] != nil else {
+            guard session.acceptsRelayedRequests else {
+                let response = await gateway.handle(call, session: session, related: nil)
+                return FrontResponses.jsonRPC(200, .response(response))
+            }
+            return await UpgradableAnswer.respond { related in
+                await gateway.handle(call, session: session, related: related)
+            }
+        }
         return HTTPResponse(
             status: 200,
             headers: SSE.headers,

@@ -19,6 +19,8 @@ final class PendingRequests: Sendable {
         /// How long past `deadline` the request still waits, so a channel's own reason can fail it first.
         var grace: Duration = .zero
         var onProgress: (@Sendable (JSONValue) -> Void)?
+        /// Where the upstream's own requests during this one go; `nil`: nowhere (they are refused).
+        var relay: (any ServerRequestRelay)? = nil
 
         /// When the request times out.
         var expiry: ContinuousClock.Instant { deadline + grace }
@@ -126,6 +128,14 @@ final class PendingRequests: Sendable {
             for request in overdue { state.entries.removeValue(forKey: request.id) }
             state.armed = state.failure == nil ? next : nil
             return (overdue, state.armed)
+        }
+    }
+
+    /// The relays of request `related` (when it is in flight), or of every request in flight.
+    func relays(relatedTo related: Int?) -> [any ServerRequestRelay] {
+        state.withLock { state in
+            if let related, let entry = state.entries[related] { return entry.relay.map { [$0] } ?? [] }
+            return state.entries.values.compactMap(\.relay)
         }
     }
 }

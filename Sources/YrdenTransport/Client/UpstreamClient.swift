@@ -32,9 +32,19 @@ package final class UpstreamClient: Sendable {
         let pending = PendingRequests(wake: { timer.wake() })
         let events = UpstreamEvents(log: log, onShed: onShed)
         let replies = ChannelSlot()
+        let relaying = RelayCount()
         let handler = UpstreamChannelHandler(
             frame: { frame in
-                Self.receive(frame, pending: pending, events: events, replyChannel: replies, time: time, log: log)
+                Self.receive(
+                    frame,
+                    relatedTo: nil,
+                    pending: pending,
+                    events: events,
+                    replyChannel: replies,
+                    relaying: relaying,
+                    time: time,
+                    log: log
+                )
             },
             requestFailed: { id, error in
                 if case .int(let id) = id { pending.fail(id, with: error) }
@@ -44,7 +54,20 @@ package final class UpstreamClient: Sendable {
                 timer.end()
                 events.finish(error)
             },
-            log: log
+            log: log,
+            relatedFrame: { frame, id in
+                guard case .int(let related) = id else { return }
+                Self.receive(
+                    frame,
+                    relatedTo: related,
+                    pending: pending,
+                    events: events,
+                    replyChannel: replies,
+                    relaying: relaying,
+                    time: time,
+                    log: log
+                )
+            }
         )
         let channel = try open(handler)
         replies.set(channel)
@@ -100,7 +123,8 @@ package final class UpstreamClient: Sendable {
                         hardDeadline: now + max(options.timeout, options.maxTotalTimeout),
                         extendBy: options.timeout,
                         grace: options.grace,
-                        onProgress: options.onProgress
+                        onProgress: options.onProgress,
+                        relay: options.relay
                     )
                     pending.register(id, entry)
                     // Cancelled before it was registered: the cancellation handler found nothing to fail,
@@ -194,14 +218,17 @@ package final class UpstreamClient: Sendable {
         events.finish(error)
     }
 
-    /// Runs on the channel's reader thread: decode, then resolve or publish, never wait.
+    /// Runs on the channel's reader thread: decode, then resolve or publish, never wait. `related` is the
+    /// request the frame came with, when the transport knows.
     private static func receive(
         _ frame: [UInt8],
+        relatedTo related: Int?,
         pending: PendingRequests,
         events: UpstreamEvents,
         replyChannel: ChannelSlot,
+        relaying: RelayCount,
         time: any TimeSource,
-        log: @Sendable (String) -> Void
+        log: @escaping @Sendable (String) -> Void
     ) {
         let message: JSONRPCMessage
         do {
@@ -224,16 +251,50 @@ package final class UpstreamClient: Sendable {
                 events.yield(notification)
             }
         case .request(let request):
-            // The gateway declares no client capabilities upstream (no sampling, roots or elicitation yet),
-            // so only ping is expected; anything else gets an honest "not supported".
-            let reply: JSONRPCResponse =
-                request.method == MCPMethod.ping
-                ? JSONRPCResponse(id: request.id, result: [:])
-                : JSONRPCResponse(id: request.id, error: .methodNotFound(request.method))
-            let channel = replyChannel.get()
-            try? channel?.send(JSONRPCMessage.response(reply).serialized())
+            let reply = { @Sendable (outcome: Result<JSONValue, JSONRPCError>) in
+                let response = JSONRPCResponse(id: request.id, outcome: outcome)
+                try? replyChannel.get()?.send(JSONRPCMessage.response(response).serialized())
+            }
+            if request.method == MCPMethod.ping { return reply(.success([:])) }
+            guard let relay = pending.relay(relatedTo: related) else {
+                log("refused \(request.method): no single client's call is in flight to relay it to")
+                return reply(.failure(Self.unattributed(request.method)))
+            }
+            guard relaying.acquire() else { return reply(.failure(.internalError("too many requests in flight"))) }
+            // Outlives this reader callback by design: the client's answer may take a person's time, and the
+            // reader must go on. It ends with the relay's own deadline.
+            Task {
+                reply(await relay.relay(request))
+                relaying.release()
+            }
         }
     }
+
+    /// The refusal of a request the gateway cannot give to one client: none of its calls is in flight, or
+    /// calls of several clients are (a stdio server does not say which one it asks about).
+    static func unattributed(_ method: String) -> JSONRPCError {
+        JSONRPCError(
+            code: -32603,
+            message:
+                "The gateway cannot relay \(method): it is sent outside a call, or while several clients' calls are in flight"
+        )
+    }
+}
+
+/// The upstream's requests being relayed at once; past ``limit`` more are refused, not queued.
+private final class RelayCount: Sendable {
+    private let count = Mutex(0)
+    static let limit = 32
+
+    func acquire() -> Bool {
+        count.withLock { count in
+            guard count < Self.limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func release() { count.withLock { $0 -= 1 } }
 }
 
 /// Holds the channel for the reader thread, which exists before the channel is fully opened.

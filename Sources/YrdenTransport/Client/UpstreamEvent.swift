@@ -22,6 +22,8 @@ package struct RequestOptions: Sendable {
     /// Receives the params of each `notifications/progress` for this request (with the upstream's token).
     package var onProgress: (@Sendable (JSONValue) -> Void)?
     package var handle: CallHandle?
+    /// Where the upstream's requests during this one (sampling, elicitation, roots) go.
+    package var relay: (any ServerRequestRelay)?
     /// How long past its deadline the request still waits before it times out, so that a channel's own
     /// reason due at that same deadline (a legacy stream that never named its endpoint) is the one reported.
     package var grace: Duration
@@ -31,12 +33,14 @@ package struct RequestOptions: Sendable {
         maxTotalTimeout: Duration? = nil,
         onProgress: (@Sendable (JSONValue) -> Void)? = nil,
         handle: CallHandle? = nil,
+        relay: (any ServerRequestRelay)? = nil,
         grace: Duration = .zero
     ) {
         self.timeout = timeout
         self.maxTotalTimeout = maxTotalTimeout ?? timeout
         self.onProgress = onProgress
         self.handle = handle
+        self.relay = relay
         self.grace = grace
     }
 }

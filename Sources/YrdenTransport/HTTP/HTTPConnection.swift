@@ -222,15 +222,20 @@ final class HTTPConnection: Sendable {
         }
         guard case .array(let messages) = value else {
             let answers = answers(value, frame)
-            handler.frame(bytes)
+            hand(bytes, with: frame)
             return answers
         }
         var answered = false
         for message in messages {
             if answers(message, frame) { answered = true }
-            handler.frame(message.serialized())
+            hand(message.serialized(), with: frame)
         }
         return answered
+    }
+
+    /// Passes on a message that came in the answer to `frame`, saying so when `frame` is a request.
+    private func hand(_ bytes: [UInt8], with frame: OutboundFrame) {
+        if let id = frame.id { handler.relatedFrame(bytes, id) } else { handler.frame(bytes) }
     }
 
     /// Whether `message` is the response to `frame`; learns the negotiated version from `initialize`'s.

@@ -1,0 +1,63 @@
+import YrdenProtocol
+import YrdenTransport
+
+/// Relays an upstream's requests during one call (sampling, elicitation, roots) to the client that made
+/// the call, on that call's own stream, and only those the client declared it can answer.
+struct SessionRelay: ServerRequestRelay {
+    let session: DownstreamSession
+    /// The call's stream to its client (the SSE stream of its POST, or the stdio pipe).
+    let send: RelatedMessageSink
+    /// How long the client may take: a person may be answering.
+    let timeout: Duration
+
+    var caller: ObjectIdentifier { ObjectIdentifier(session) }
+
+    /// The client capabilities whose requests are relayed.
+    static let capabilities = ["sampling", "elicitation", "roots"]
+
+    func relay(_ request: JSONRPCRequest) async -> Result<JSONValue, JSONRPCError> {
+        guard session.protocolVersion != ProtocolVersion.modern else {
+            // That era has no server-to-client requests: it would need `input_required`, not built yet.
+            return .failure(
+                JSONRPCError(
+                    code: -32603,
+                    message:
+                        "The client speaks MCP 2026-07-28, which takes no requests; the gateway cannot relay \(request.method) to it yet"
+                )
+            )
+        }
+        if let refusal = Self.refusal(of: request, capabilities: session.capabilities) { return .failure(refusal) }
+        return await session.asks.ask(request.method, params: request.params, timeout: timeout, send: send)
+    }
+
+    /// Why `request` is not relayed to a client with `capabilities`; `nil` when it is.
+    static func refusal(of request: JSONRPCRequest, capabilities: JSONObject) -> JSONRPCError? {
+        let capability: String
+        switch request.method {
+        case MCPMethod.samplingCreateMessage: capability = "sampling"
+        case MCPMethod.rootsList: capability = "roots"
+        case MCPMethod.elicitationCreate:
+            capability = "elicitation"
+            let mode = request.params?["mode"]?.stringValue ?? "form"
+            let declared = capabilities["elicitation"]?.objectValue
+            // `{}` declares form mode alone (2025-11-25); url mode must be named.
+            if let declared, mode == "url", declared["url"] == nil {
+                return JSONRPCError(code: -32602, message: "The client did not declare URL-mode elicitation")
+            }
+        default:
+            return .methodNotFound(request.method)
+        }
+        guard capabilities[capability] != nil else {
+            return JSONRPCError(code: -32601, message: "The client did not declare the \(capability) capability")
+        }
+        return nil
+    }
+}
+
+extension DownstreamSession {
+    /// Whether the client declared anything an upstream may ask it during a call (sampling, elicitation,
+    /// roots): its calls then need a stream to carry those requests.
+    package var acceptsRelayedRequests: Bool {
+        SessionRelay.capabilities.contains { capabilities[$0] != nil }
+    }
+}

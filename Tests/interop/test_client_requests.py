@@ -1,0 +1,156 @@
+"""Requests an upstream sends the client during a call (elicitation, sampling, roots) cross the gateway to
+the client whose call it is, and its answers come back, over Streamable HTTP and ``yrden stdio``.
+
+The upstream is ``servers/asking_server.py`` (the official Python SDK, handshake era, over stdio and over
+Streamable HTTP); the clients are the SDK's ``Client`` with its callbacks, in the handshake era (a
+2026-07-28 client cannot be sent requests: that needs the bridge to ``input_required``, not built yet).
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from harness import INTEROP_DIR, PYTHON, clean_env, free_port, mcp_session, text_of, wait_until, write_config
+
+ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
+TOOLS = {"asking__ask_name", "asking__ask_model", "asking__list_roots"}
+
+
+def stdio_config() -> dict:
+    return {"mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": "2025-11-25"}}}
+
+
+async def answer_name(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+    assert params.message == "What is your name?"
+    return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+
+async def answer_model(context, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    asked = params.messages[0].content.text
+    return types.CreateMessageResult(
+        role="assistant", content=types.TextContent(type="text", text=f"{asked} is 42"), model="test-model"
+    )
+
+
+async def answer_roots(context) -> types.ListRootsResult:
+    return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
+
+
+CALLBACKS = {
+    "elicitation_callback": answer_name,
+    "sampling_callback": answer_model,
+    "list_roots_callback": answer_roots,
+}
+
+
+async def call(session, name: str, arguments: dict | None = None) -> types.CallToolResult:
+    with anyio.fail_after(20):
+        return await session.client.call_tool(name, arguments or {})
+
+
+async def test_elicitation_sampling_and_roots_reach_the_calling_client(gateway):
+    gw = gateway(stdio_config())
+    async with mcp_session(gw.url, mode="legacy", **CALLBACKS) as s:
+        await s.wait_for_tools(TOOLS)
+        assert text_of(await call(s, "asking__ask_name")) == "Hello, Ada!"
+        assert text_of(await call(s, "asking__ask_model", {"prompt": "six times seven"})) == (
+            "the model said: six times seven is 42"
+        )
+        assert text_of(await call(s, "asking__list_roots")) == "file:///work/project"
+
+
+async def test_a_client_that_did_not_declare_sampling_is_never_asked(gateway):
+    gw = gateway(stdio_config())
+    asked: list[str] = []
+
+    async def answer_roots_only(context) -> types.ListRootsResult:
+        asked.append("roots")
+        return types.ListRootsResult(roots=[])
+
+    async with mcp_session(gw.url, mode="legacy", list_roots_callback=answer_roots_only) as s:
+        await s.wait_for_tools(TOOLS)
+        # The gateway refuses the upstream's request; the server's tool fails with that refusal.
+        with pytest.raises(MCPError, match="did not declare the sampling capability"):
+            await call(s, "asking__ask_model", {"prompt": "anything"})
+        assert asked == []
+
+
+async def test_two_clients_each_answer_their_own_calls_over_http(gateway, tmp_path: Path):
+    port = free_port()
+    log = open(tmp_path / "asking.log", "ab")
+    upstream = subprocess.Popen(
+        [PYTHON, str(ASKING_SERVER), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=clean_env()
+    )
+    log.close()
+    try:
+        url = f"http://127.0.0.1:{port}/mcp"
+        wait_until(lambda: _listening(port), 20, "the asking server listening")
+        gw = gateway({"mcpServers": {"asking": {"url": url, "protocol": "2025-11-25"}}})
+
+        def named(name: str):
+            async def answer(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+                await anyio.sleep(0.5)  # both calls are in flight at once
+                return types.ElicitResult(action="accept", content={"name": name})
+
+            return answer
+
+        async with (
+            mcp_session(gw.url, mode="legacy", elicitation_callback=named("Ada"), label="ada") as ada,
+            mcp_session(gw.url, mode="legacy", elicitation_callback=named("Bob"), label="bob") as bob,
+        ):
+            await ada.wait_for_tools(TOOLS)
+            results: dict[str, str] = {}
+
+            async def run(label: str, session) -> None:
+                results[label] = text_of(await call(session, "asking__ask_name"))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run, "ada", ada)
+                tg.start_soon(run, "bob", bob)
+            assert results == {"ada": "Hello, Ada!", "bob": "Hello, Bob!"}
+    finally:
+        upstream.kill()
+        upstream.wait(timeout=10)
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+async def test_yrden_stdio_relays_them_on_the_pipe(yrden: Path, tmp_path: Path):
+    config_file = write_config(tmp_path, stdio_config())
+    params = StdioServerParameters(command=str(yrden), args=["stdio", "--config", str(config_file)], env=clean_env())
+    with open(tmp_path / "stderr.log", "w") as stderr:
+        async with Client(stdio_client(params, errlog=stderr), mode="legacy", cache=None, **CALLBACKS) as client:
+            with anyio.fail_after(30):
+                while "asking__ask_name" not in {t.name for t in (await client.list_tools()).tools}:
+                    await anyio.sleep(0.2)
+                named = await client.call_tool("asking__ask_name", {})
+                roots = await client.call_tool("asking__list_roots", {})
+    assert text_of(named) == "Hello, Ada!"
+    assert text_of(roots) == "file:///work/project"
+
+
+@pytest.mark.parametrize("answer", ["decline", "cancel"])
+async def test_a_declined_elicitation_reaches_the_server_as_declined(gateway, answer):
+    gw = gateway(stdio_config())
+
+    async def refuse(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action=answer)
+
+    async with mcp_session(gw.url, mode="legacy", elicitation_callback=refuse) as s:
+        await s.wait_for_tools(TOOLS)
+        assert text_of(await call(s, "asking__ask_name")) == f"no name ({answer})"
