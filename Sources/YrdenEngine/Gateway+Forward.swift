@@ -7,12 +7,20 @@ import YrdenTransport
 struct ForwardContext: Sendable {
     let snapshot: Gateway.Snapshot
     let session: DownstreamSession
+    /// What the client can do while the request runs (see ``AdmittedRequest/clientCapabilities``).
+    let clientCapabilities: JSONObject
     let call: CallHandle
     let related: RelatedMessageSink?
 
     /// The same context for a request whose progress is not relayed.
     var withoutRelated: ForwardContext {
-        ForwardContext(snapshot: snapshot, session: session, call: call, related: nil)
+        ForwardContext(
+            snapshot: snapshot,
+            session: session,
+            clientCapabilities: clientCapabilities,
+            call: call,
+            related: nil
+        )
     }
 }
 
@@ -58,28 +66,36 @@ extension Gateway {
         let timeouts = link.spec.timeouts
         let timeout = isToolCall ? timeouts.toolCall : timeouts.request
         // What the upstream asks during the call goes to this client, on the call's own stream.
-        let relay = context.related.map { SessionRelay(session: context.session, send: $0, timeout: timeouts.toolCall) }
+        let relay = context.related.map {
+            SessionRelay(
+                session: context.session,
+                capabilities: context.clientCapabilities,
+                send: $0,
+                timeout: timeouts.toolCall
+            )
+        }
         let options = RequestOptions(
             timeout: timeout,
             maxTotalTimeout: timeout * 4,
             onProgress: onProgress,
             handle: context.call,
-            relay: relay
+            relay: relay,
+            clientCapabilities: client.modernStamp == nil
+                ? nil
+                : Self.upstreamCapabilities(
+                    // A 2026-07-28 client is asked through the result; a handshake-era one only on a stream.
+                    for: context.session.protocolVersion == ProtocolVersion.modern || relay != nil
+                        ? context.clientCapabilities : [:]
+                )
         )
         let started = ContinuousClock.now
         do {
-            let answer = try await client.request(request.method, params: .object(forwarded), options: options)
+            var answer = try await client.request(request.method, params: .object(forwarded), options: options)
             GatewayMetrics.recordRequest(server: server, method: request.method, duration: .now - started, failure: nil)
-            if case .success(let result) = answer, result["resultType"]?.stringValue == "input_required",
-                context.session.protocolVersion != ProtocolVersion.modern
-            {
-                // A 2026-07-28 server asking for input mid-call; a session of the handshake era would need it
-                // turned into requests of its own, which the gateway does not do yet.
-                return .failure(
-                    .internalError(
-                        "MCP server '\(server)' asked for input mid-call (input_required); relaying that to a \(context.session.protocolVersion) session is not supported yet"
-                    )
-                )
+            if context.session.protocolVersion != ProtocolVersion.modern {
+                // A 2026-07-28 server asks for input in its result; a handshake-era client is asked for real.
+                answer = try await InputRequiredBridge(client: client, relay: relay, server: server)
+                    .resolve(answer, method: request.method, params: forwarded, options: options)
             }
             return answer
         } catch {

@@ -22,4 +22,12 @@ extension Gateway {
     static let modernUpstreamCapabilities: JSONObject = [
         "extensions": ["io.modelcontextprotocol/ui": ["mimeTypes": ["text/html;profile=mcp-app"]]]
     ]
+
+    /// What a 2026-07-28 upstream is told the client can do for one request: the UI extension, and what of
+    /// sampling, elicitation and roots the client itself declared (its answers reach it through the gateway).
+    static func upstreamCapabilities(for client: JSONObject) -> JSONObject {
+        var capabilities = modernUpstreamCapabilities
+        for name in SessionRelay.capabilities { capabilities[name] = client[name] }
+        return capabilities
+    }
 }

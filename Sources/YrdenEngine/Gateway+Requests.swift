@@ -38,7 +38,7 @@ extension Gateway {
                 let page = try await listPage(kind, cursor: request.params?["cursor"])
                 (outcome, encoded) = (.success(page.value), page.encoded)
             } else {
-                outcome = try await dispatch(request, session: admitted.session, call: call, related: related)
+                outcome = try await dispatch(admitted, call: call, related: related)
             }
         } catch {
             outcome = .failure(error)
@@ -96,16 +96,22 @@ extension Gateway {
     }
 
     private func dispatch(
-        _ request: JSONRPCRequest,
-        session: DownstreamSession,
+        _ admitted: AdmittedRequest,
         call: CallHandle,
         related: RelatedMessageSink?
     )
         async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError>
     {
+        let request = admitted.request
         let params = request.params
         let snapshot = self.snapshot
-        let context = ForwardContext(snapshot: snapshot, session: session, call: call, related: related)
+        let context = ForwardContext(
+            snapshot: snapshot,
+            session: admitted.session,
+            clientCapabilities: admitted.clientCapabilities,
+            call: call,
+            related: related
+        )
         switch request.method {
         case MCPMethod.ping:
             return .success([:])

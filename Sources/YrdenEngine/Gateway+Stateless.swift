@@ -57,7 +57,8 @@ extension Gateway {
             method: request.method,
             params: ModernEnvelope.stripped(request.params)
         )
-        return .call(admit(upstreamRequest, session: session))
+        session.touch()
+        return .call(AdmittedRequest(upstreamRequest, in: session, clientCapabilities: envelope.clientCapabilities))
     }
 
     /// Answers an admitted stateless request; `nil` when the client cancelled it.

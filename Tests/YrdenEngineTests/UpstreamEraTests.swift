@@ -122,7 +122,7 @@ import YrdenTransport
         await running.stop()
     }
 
-    @Test func anInputRequiredResultIsNotPassedToAHandshakeSession() async throws {
+    @Test func anInputRequiredResultIsNotPassedToAHandshakeSessionThatCannotBeAsked() async throws {
         let channels = Self.modernChannels()
         channels["a"].handleTool("echo") { _ in
             .result(["resultType": "input_required", "inputRequests": ["q": ["method": "roots/list", "params": [:]]]])
@@ -131,7 +131,7 @@ import YrdenTransport
         #expect(await running.connected("a"))
         let session = try await running.openSession()
         let answer = await running.call("a__echo", in: session)
-        #expect(answer.error?.message.contains("input_required") == true)
+        #expect(answer.error?.message.contains("asked for input, which this client cannot be asked") == true)
         await running.stop()
     }
 }

@@ -1,9 +1,15 @@
-"""Requests an upstream sends the client during a call (elicitation, sampling, roots) cross the gateway to
-the client whose call it is, and its answers come back, over Streamable HTTP and ``yrden stdio``.
+"""What an upstream asks the client during a call (elicitation, sampling, roots) reaches the client whose call
+it is, and its answers come back, over Streamable HTTP and ``yrden stdio``, across the eras:
 
-The upstream is ``servers/asking_server.py`` (the official Python SDK, handshake era, over stdio and over
-Streamable HTTP); the clients are the SDK's ``Client`` with its callbacks, in the handshake era (a
-2026-07-28 client cannot be sent requests: that needs the bridge to ``input_required``, not built yet).
+- handshake client, handshake upstream: the upstream's requests are relayed with the gateway's ids;
+- handshake client, 2026-07-28 upstream: its ``input_required`` becomes real requests to the client, and
+  the answers go back in the retry with ``requestState``;
+- 2026-07-28 client, 2026-07-28 upstream: ``input_required`` passes through, the client retries, and the
+  retry is routed by the tool's public name; the upstream sees the client's own capabilities.
+
+(A 2026-07-28 client in front of a handshake upstream is the cell not built yet.) The upstream is
+``servers/asking_server.py`` (the official Python SDK's resolvers, which follow the era); the clients are
+the SDK's ``Client`` with its callbacks.
 """
 
 from __future__ import annotations
@@ -25,8 +31,13 @@ ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
 TOOLS = {"asking__ask_name", "asking__ask_model", "asking__list_roots"}
 
 
-def stdio_config() -> dict:
-    return {"mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": "2025-11-25"}}}
+# (client mode, upstream protocol): every cell built.
+CELLS = [("legacy", "2025-11-25"), ("legacy", "2026-07-28"), ("auto", "2026-07-28")]
+CELL_IDS = ["handshake-handshake", "handshake-modern", "modern-modern"]
+
+
+def stdio_config(protocol: str = "2025-11-25") -> dict:
+    return {"mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": protocol}}}
 
 
 async def answer_name(context, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -57,9 +68,10 @@ async def call(session, name: str, arguments: dict | None = None) -> types.CallT
         return await session.client.call_tool(name, arguments or {})
 
 
-async def test_elicitation_sampling_and_roots_reach_the_calling_client(gateway):
-    gw = gateway(stdio_config())
-    async with mcp_session(gw.url, mode="legacy", **CALLBACKS) as s:
+@pytest.mark.parametrize(("mode", "protocol"), CELLS, ids=CELL_IDS)
+async def test_elicitation_sampling_and_roots_reach_the_calling_client(gateway, mode, protocol):
+    gw = gateway(stdio_config(protocol))
+    async with mcp_session(gw.url, mode=mode, **CALLBACKS) as s:
         await s.wait_for_tools(TOOLS)
         assert text_of(await call(s, "asking__ask_name")) == "Hello, Ada!"
         assert text_of(await call(s, "asking__ask_model", {"prompt": "six times seven"})) == (
@@ -68,23 +80,26 @@ async def test_elicitation_sampling_and_roots_reach_the_calling_client(gateway):
         assert text_of(await call(s, "asking__list_roots")) == "file:///work/project"
 
 
-async def test_a_client_that_did_not_declare_sampling_is_never_asked(gateway):
-    gw = gateway(stdio_config())
+@pytest.mark.parametrize(("mode", "protocol"), CELLS, ids=CELL_IDS)
+async def test_a_client_that_did_not_declare_sampling_is_never_asked(gateway, mode, protocol):
+    gw = gateway(stdio_config(protocol))
     asked: list[str] = []
 
     async def answer_roots_only(context) -> types.ListRootsResult:
         asked.append("roots")
         return types.ListRootsResult(roots=[])
 
-    async with mcp_session(gw.url, mode="legacy", list_roots_callback=answer_roots_only) as s:
+    async with mcp_session(gw.url, mode=mode, list_roots_callback=answer_roots_only) as s:
         await s.wait_for_tools(TOOLS)
-        # The gateway refuses the upstream's request; the server's tool fails with that refusal.
-        with pytest.raises(MCPError, match="did not declare the sampling capability"):
+        # The gateway refuses the upstream's request, or (2026-07-28 upstream) never tells it the client can
+        # sample, so the server refuses the call itself (-32021).
+        with pytest.raises(MCPError, match="(?i)sampling"):
             await call(s, "asking__ask_model", {"prompt": "anything"})
         assert asked == []
 
 
-async def test_two_clients_each_answer_their_own_calls_over_http(gateway, tmp_path: Path):
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+async def test_two_clients_each_answer_their_own_calls_over_http(gateway, tmp_path: Path, protocol):
     port = free_port()
     log = open(tmp_path / "asking.log", "ab")
     upstream = subprocess.Popen(
@@ -94,7 +109,7 @@ async def test_two_clients_each_answer_their_own_calls_over_http(gateway, tmp_pa
     try:
         url = f"http://127.0.0.1:{port}/mcp"
         wait_until(lambda: _listening(port), 20, "the asking server listening")
-        gw = gateway({"mcpServers": {"asking": {"url": url, "protocol": "2025-11-25"}}})
+        gw = gateway({"mcpServers": {"asking": {"url": url, "protocol": protocol}}})
 
         def named(name: str):
             async def answer(context, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -130,8 +145,9 @@ def _listening(port: int) -> bool:
         return False
 
 
-async def test_yrden_stdio_relays_them_on_the_pipe(yrden: Path, tmp_path: Path):
-    config_file = write_config(tmp_path, stdio_config())
+@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
+async def test_yrden_stdio_relays_them_on_the_pipe(yrden: Path, tmp_path: Path, protocol):
+    config_file = write_config(tmp_path, stdio_config(protocol))
     params = StdioServerParameters(command=str(yrden), args=["stdio", "--config", str(config_file)], env=clean_env())
     with open(tmp_path / "stderr.log", "w") as stderr:
         async with Client(stdio_client(params, errlog=stderr), mode="legacy", cache=None, **CALLBACKS) as client:
@@ -145,12 +161,13 @@ async def test_yrden_stdio_relays_them_on_the_pipe(yrden: Path, tmp_path: Path):
 
 
 @pytest.mark.parametrize("answer", ["decline", "cancel"])
-async def test_a_declined_elicitation_reaches_the_server_as_declined(gateway, answer):
-    gw = gateway(stdio_config())
+@pytest.mark.parametrize(("mode", "protocol"), CELLS, ids=CELL_IDS)
+async def test_a_declined_elicitation_reaches_the_server_as_declined(gateway, answer, mode, protocol):
+    gw = gateway(stdio_config(protocol))
 
     async def refuse(context, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action=answer)
 
-    async with mcp_session(gw.url, mode="legacy", elicitation_callback=refuse) as s:
+    async with mcp_session(gw.url, mode=mode, elicitation_callback=refuse) as s:
         await s.wait_for_tools(TOOLS)
         assert text_of(await call(s, "asking__ask_name")) == f"no name ({answer})"

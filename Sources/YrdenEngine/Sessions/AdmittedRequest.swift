@@ -11,11 +11,14 @@ package struct AdmittedRequest: Sendable {
     let session: DownstreamSession
     /// Where the client's cancellation lands; `nil` when the request was refused.
     let call: CallHandle?
+    /// What the client can do while this request runs: its session's, or (2026-07-28) the request's own.
+    let clientCapabilities: JSONObject
 
     /// Registers `request` in `session`; refused when a request with its id is still in flight there.
-    init(_ request: JSONRPCRequest, in session: DownstreamSession) {
+    init(_ request: JSONRPCRequest, in session: DownstreamSession, clientCapabilities: JSONObject? = nil) {
         self.request = request
         self.session = session
+        self.clientCapabilities = clientCapabilities ?? session.capabilities
         let call = CallHandle()
         self.call = session.begin(request.id, handle: call) ? call : nil
     }

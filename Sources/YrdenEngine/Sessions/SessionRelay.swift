@@ -5,6 +5,8 @@ import YrdenTransport
 /// the call, on that call's own stream, and only those the client declared it can answer.
 struct SessionRelay: ServerRequestRelay {
     let session: DownstreamSession
+    /// What the client declared it can answer: its session's, or a 2026-07-28 request's own.
+    let capabilities: JSONObject
     /// The call's stream to its client (the SSE stream of its POST, or the stdio pipe).
     let send: RelatedMessageSink
     /// How long the client may take: a person may be answering.
@@ -26,7 +28,7 @@ struct SessionRelay: ServerRequestRelay {
                 )
             )
         }
-        if let refusal = Self.refusal(of: request, capabilities: session.capabilities) { return .failure(refusal) }
+        if let refusal = Self.refusal(of: request, capabilities: capabilities) { return .failure(refusal) }
         return await session.asks.ask(request.method, params: request.params, timeout: timeout, send: send)
     }
 

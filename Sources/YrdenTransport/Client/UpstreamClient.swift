@@ -104,7 +104,10 @@ package final class UpstreamClient: Sendable {
     {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         var params = params
-        if let stamp = envelope.withLock({ $0 }) { params = stamp.stamp(params) }
+        if var stamp = envelope.withLock({ $0 }) {
+            if let capabilities = options.clientCapabilities { stamp.capabilities = capabilities }
+            params = stamp.stamp(params)
+        }
         if options.onProgress != nil {
             var object = params?.objectValue ?? [:]
             var meta = object["_meta"]?.objectValue ?? [:]

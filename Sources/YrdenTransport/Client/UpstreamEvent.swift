@@ -24,6 +24,8 @@ package struct RequestOptions: Sendable {
     package var handle: CallHandle?
     /// Where the upstream's requests during this one (sampling, elicitation, roots) go.
     package var relay: (any ServerRequestRelay)?
+    /// For a 2026-07-28 server: what the client can do for this request alone, in place of the stamp's.
+    package var clientCapabilities: JSONObject?
     /// How long past its deadline the request still waits before it times out, so that a channel's own
     /// reason due at that same deadline (a legacy stream that never named its endpoint) is the one reported.
     package var grace: Duration
@@ -34,6 +36,7 @@ package struct RequestOptions: Sendable {
         onProgress: (@Sendable (JSONValue) -> Void)? = nil,
         handle: CallHandle? = nil,
         relay: (any ServerRequestRelay)? = nil,
+        clientCapabilities: JSONObject? = nil,
         grace: Duration = .zero
     ) {
         self.timeout = timeout
@@ -41,6 +44,7 @@ package struct RequestOptions: Sendable {
         self.onProgress = onProgress
         self.handle = handle
         self.relay = relay
+        self.clientCapabilities = clientCapabilities
         self.grace = grace
     }
 }

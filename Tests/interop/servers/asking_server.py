@@ -1,9 +1,10 @@
 """An upstream MCP server whose tools ask the client during the call, written with the official Python SDK.
 
-Handshake era only (``initialize``): in that era a server sends the client real requests mid-call, which the
-gateway relays to the client whose call it is. Tools:
+Its tools take what they ask through the SDK's resolvers, which follow the era the client speaks: in the
+handshake era (``initialize``) the server sends real requests mid-call; in 2026-07-28 it answers
+``input_required`` and resumes when the call is retried with the answers. Tools:
 
-- ``ask_name()``: form elicitation of a name, then a greeting;
+- ``ask_name()``: form elicitation of a name, then a greeting (or what the user did instead);
 - ``ask_model(prompt)``: sampling, answered with what the client's model said;
 - ``list_roots()``: the client's roots, as URIs separated by spaces.
 
@@ -14,11 +15,14 @@ from __future__ import annotations
 
 import sys
 import warnings
+from typing import Annotated
 
 import anyio
 import uvicorn
-from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import SamplingMessage, TextContent
+from mcp.server.elicitation import ElicitationResult
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
+from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
 # Sampling and roots are deprecated in 2026-07-28; this server exists to exercise them.
@@ -31,22 +35,30 @@ class Name(BaseModel):
     name: str
 
 
+def name_question() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+def model_question(prompt: str) -> Sample:
+    return Sample([SamplingMessage(role="user", content=TextContent(type="text", text=prompt))], max_tokens=64)
+
+
+def roots_question() -> ListRoots:
+    return ListRoots()
+
+
 @server.tool(description="Ask the user for a name (form elicitation), then greet it.")
-async def ask_name(ctx: Context) -> str:
-    answer = await ctx.elicit("What is your name?", Name)
-    return f"Hello, {answer.data.name}!" if answer.action == "accept" and answer.data else f"no name ({answer.action})"
+async def ask_name(answer: Annotated[ElicitationResult[Name], Resolve(name_question)]) -> str:
+    return f"Hello, {answer.data.name}!" if answer.action == "accept" else f"no name ({answer.action})"
 
 
 @server.tool(description="Ask the client's model to complete `prompt` (sampling).")
-async def ask_model(prompt: str, ctx: Context) -> str:
-    message = SamplingMessage(role="user", content=TextContent(type="text", text=prompt))
-    answer = await ctx.session.create_message([message], max_tokens=64, related_request_id=ctx.request_id)
+async def ask_model(prompt: str, answer: Annotated[CreateMessageResult, Resolve(model_question)]) -> str:
     return f"the model said: {answer.content.text}"
 
 
 @server.tool(description="The client's roots, as URIs separated by spaces.")
-async def list_roots(ctx: Context) -> str:
-    answer = await ctx.session.list_roots()
+async def list_roots(answer: Annotated[ListRootsResult, Resolve(roots_question)]) -> str:
     return " ".join(str(root.uri) for root in answer.roots)
 
 
