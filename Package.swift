@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "YrdenEngine",
             dependencies: [
-                "YrdenProtocol", "YrdenConfig", "YrdenTransport", log, lifecycle, httpClient, metrics,
+                "YrdenProtocol", "YrdenConfig", "YrdenTransport", log, lifecycle, httpClient, metrics, crypto,
             ],
             swiftSettings: strict
         ),

@@ -9,6 +9,8 @@ struct ForwardContext: Sendable {
     let session: DownstreamSession
     /// What the client can do while the request runs (see ``AdmittedRequest/clientCapabilities``).
     let clientCapabilities: JSONObject
+    /// The caller's credential, for binding what it is given to it (see ``AdmittedRequest/principal``).
+    let principal: String?
     let call: CallHandle
     let related: RelatedMessageSink?
 
@@ -18,6 +20,7 @@ struct ForwardContext: Sendable {
             snapshot: snapshot,
             session: session,
             clientCapabilities: clientCapabilities,
+            principal: principal,
             call: call,
             related: nil
         )
@@ -88,6 +91,19 @@ extension Gateway {
                         ? context.clientCapabilities : [:]
                 )
         )
+        if context.session.protocolVersion == ProtocolVersion.modern, client.modernStamp == nil,
+            Self.parkableMethods.contains(request.method)
+        {
+            return try await forwardParking(
+                request,
+                to: client,
+                server: server,
+                params: forwarded,
+                options: options,
+                lifetime: timeout,
+                context
+            )
+        }
         let started = ContinuousClock.now
         do {
             var answer = try await client.request(request.method, params: .object(forwarded), options: options)

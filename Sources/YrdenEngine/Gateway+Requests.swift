@@ -109,6 +109,7 @@ extension Gateway {
             snapshot: snapshot,
             session: admitted.session,
             clientCapabilities: admitted.clientCapabilities,
+            principal: admitted.principal,
             call: call,
             related: related
         )

@@ -23,15 +23,24 @@ extension Gateway {
     /// session's, and the result marked as 2026-07-28 asks (`resultType`, cache hints, `serverInfo`).
     /// Progress goes to `related`, the request's own stream; cancelling the calling task cancels the call
     /// upstream. Never throws, never hangs past the server's timeout.
-    package func respondStateless(to request: JSONRPCRequest, related: RelatedMessageSink?) async -> JSONRPCResponse {
-        await respondStateless(to: admitStateless(request, in: nil), related: related)
+    package func respondStateless(
+        to request: JSONRPCRequest,
+        principal: String? = nil,
+        related: RelatedMessageSink?
+    ) async -> JSONRPCResponse {
+        await respondStateless(to: admitStateless(request, in: nil, principal: principal), related: related)
             ?? JSONRPCResponse(id: request.id, error: Self.requestCancelled)
     }
 
     /// Checks a stateless request and registers it as in flight in `connection` (a transport's own, see
     /// ``statelessConnection()``; `nil`: one of its own), before it is answered, so that a
     /// `notifications/cancelled` read right after it finds it (see ``AdmittedRequest``).
-    package func admitStateless(_ request: JSONRPCRequest, in connection: DownstreamSession?) -> StatelessAdmission {
+    /// `principal` is the credential the request came with, which a `requestState` minted for it is bound to.
+    package func admitStateless(
+        _ request: JSONRPCRequest,
+        in connection: DownstreamSession?,
+        principal: String? = nil
+    ) -> StatelessAdmission {
         let envelope: ModernEnvelope
         do {
             envelope = try ModernEnvelope(request, served: ProtocolVersion.served)
@@ -58,7 +67,14 @@ extension Gateway {
             params: ModernEnvelope.stripped(request.params)
         )
         session.touch()
-        return .call(AdmittedRequest(upstreamRequest, in: session, clientCapabilities: envelope.clientCapabilities))
+        return .call(
+            AdmittedRequest(
+                upstreamRequest,
+                in: session,
+                clientCapabilities: envelope.clientCapabilities,
+                principal: principal
+            )
+        )
     }
 
     /// Answers an admitted stateless request; `nil` when the client cancelled it.

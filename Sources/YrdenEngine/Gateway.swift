@@ -29,6 +29,10 @@ package final class Gateway: Sendable {
     private let contributions = CatalogContributions()
     /// The merged lists' pages as clients receive them, serialized once per catalog generation.
     let listPages = ListPageCache()
+    /// Calls of 2026-07-28 clients to handshake-era upstreams that wait for the client's retry, and the seal
+    /// of the `requestState` that names them.
+    let parked = ParkedCalls()
+    let requestStates = RequestStateSeal()
     /// Changes waiting for the writer lock; see ``update(_:)``.
     private let queued = Mutex<[QueuedChange]>([])
     let startedAt = ContinuousClock.now
@@ -87,6 +91,7 @@ package final class Gateway: Sendable {
             connections.close()
         }
         sessions.endAll()
+        parked.cancelAll()
         events.finishAll()
     }
 

@@ -4,10 +4,12 @@ it is, and its answers come back, over Streamable HTTP and ``yrden stdio``, acro
 - handshake client, handshake upstream: the upstream's requests are relayed with the gateway's ids;
 - handshake client, 2026-07-28 upstream: its ``input_required`` becomes real requests to the client, and
   the answers go back in the retry with ``requestState``;
+- 2026-07-28 client, handshake upstream: the upstream's requests are parked behind ``input_required`` with a
+  sealed ``requestState``, and the client's retry answers them in the still-running call;
 - 2026-07-28 client, 2026-07-28 upstream: ``input_required`` passes through, the client retries, and the
   retry is routed by the tool's public name; the upstream sees the client's own capabilities.
 
-(A 2026-07-28 client in front of a handshake upstream is the cell not built yet.) The upstream is
+The upstream is
 ``servers/asking_server.py`` (the official Python SDK's resolvers, which follow the era); the clients are
 the SDK's ``Client`` with its callbacks.
 """
@@ -31,9 +33,9 @@ ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
 TOOLS = {"asking__ask_name", "asking__ask_model", "asking__list_roots"}
 
 
-# (client mode, upstream protocol): every cell built.
-CELLS = [("legacy", "2025-11-25"), ("legacy", "2026-07-28"), ("auto", "2026-07-28")]
-CELL_IDS = ["handshake-handshake", "handshake-modern", "modern-modern"]
+# (client mode, upstream protocol): the four cells of the translation table.
+CELLS = [("legacy", "2025-11-25"), ("legacy", "2026-07-28"), ("auto", "2025-11-25"), ("auto", "2026-07-28")]
+CELL_IDS = ["handshake-handshake", "handshake-modern", "modern-handshake", "modern-modern"]
 
 
 def stdio_config(protocol: str = "2025-11-25") -> dict:

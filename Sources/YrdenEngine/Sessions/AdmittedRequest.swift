@@ -13,12 +13,21 @@ package struct AdmittedRequest: Sendable {
     let call: CallHandle?
     /// What the client can do while this request runs: its session's, or (2026-07-28) the request's own.
     let clientCapabilities: JSONObject
+    /// The credential the request came with (its `Authorization`), which a `requestState` minted for it is
+    /// bound to; `nil` without one.
+    let principal: String?
 
     /// Registers `request` in `session`; refused when a request with its id is still in flight there.
-    init(_ request: JSONRPCRequest, in session: DownstreamSession, clientCapabilities: JSONObject? = nil) {
+    init(
+        _ request: JSONRPCRequest,
+        in session: DownstreamSession,
+        clientCapabilities: JSONObject? = nil,
+        principal: String? = nil
+    ) {
         self.request = request
         self.session = session
         self.clientCapabilities = clientCapabilities ?? session.capabilities
+        self.principal = principal
         let call = CallHandle()
         self.call = session.begin(request.id, handle: call) ? call : nil
     }

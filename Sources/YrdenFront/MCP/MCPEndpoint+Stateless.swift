@@ -19,8 +19,10 @@ extension MCPEndpoint {
             return listen(call)
         }
         let gateway = self.gateway
+        // A requestState minted for this call is bound to the credential it came with.
+        let principal = request.headers["Authorization"]
         guard call.params?["_meta"]?["progressToken"] != nil else {
-            let response = await gateway.respondStateless(to: call, related: nil)
+            let response = await gateway.respondStateless(to: call, principal: principal, related: nil)
             return FrontResponses.jsonRPC(Self.status(of: response), .response(response))
         }
         return HTTPResponse(
@@ -28,7 +30,7 @@ extension MCPEndpoint {
             headers: SSE.headers,
             body: .stream { writer in
                 await RelatedMessageRelay.run(write: { try? await writer.write(SSE.event($0)) }) { related in
-                    await gateway.respondStateless(to: call, related: related)
+                    await gateway.respondStateless(to: call, principal: principal, related: related)
                 }
             }
         )

@@ -1,0 +1,89 @@
+import Foundation
+import YrdenProtocol
+import YrdenTransport
+
+/// The last cell of the bridge: a 2026-07-28 client calling through a handshake-era upstream that asks
+/// during the call. The upstream call is parked, the client is answered `input_required` with a sealed
+/// `requestState`, and its retry resumes the parked call with the answers.
+extension Gateway {
+    /// The methods that may answer `input_required`.
+    static let parkableMethods: Set<String> = [MCPMethod.toolsCall, MCPMethod.promptsGet, MCPMethod.resourcesRead]
+
+    /// The refusal of a `requestState` that is not a live token of this gateway for this very request;
+    /// nothing is changed by it.
+    static let invalidRequestState = JSONRPCError(
+        code: -32602,
+        message: "Invalid or expired requestState",
+        data: ["reason": "invalid_request_state"]
+    )
+
+    /// Forwards `request` (a 2026-07-28 client's, with `forwarded` as the upstream's params) to a
+    /// handshake-era upstream so that what it asks during the call becomes `input_required`, or resumes the
+    /// parked call a retry names.
+    func forwardParking(
+        _ request: JSONRPCRequest,
+        to client: UpstreamClient,
+        server: String,
+        params forwarded: JSONObject,
+        options: RequestOptions,
+        lifetime: Duration,
+        _ context: ForwardContext
+    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
+        let name = request.params?["name"]?.stringValue ?? request.params?["uri"]?.stringValue ?? ""
+        let arguments = RequestStateSeal.digest(request.params?["arguments"])
+        let principal = RequestStateSeal.digest(credential: context.principal)
+        let call: ParkedCall
+        if let state = request.params?["requestState"] {
+            guard let token = state.stringValue, let claims = requestStates.open(token),
+                claims.method == request.method, claims.name == name, claims.arguments == arguments,
+                claims.principal == principal, claims.expires > Int(Date().timeIntervalSince1970),
+                let parked = parked.take(claims.park)
+            else { throw Self.invalidRequestState }
+            call = parked
+            call.answer(request.params?["inputResponses"]?.objectValue ?? [:])
+        } else {
+            call = ParkedCall(capabilities: context.clientCapabilities)
+            var options = options
+            options.handle = call.handle
+            options.relay = ParkingRelay(call: call)
+            // The call's params never carry the retry's fields: a handshake-era server knows none of them.
+            var params = forwarded
+            params["inputResponses"] = nil
+            let spec = context.snapshot.links[server]?.spec
+            call.start { [params, options] in
+                do throws(UpstreamError) {
+                    return try await client.request(request.method, params: .object(params), options: options)
+                } catch {
+                    let reason = spec.map { ServerSecrets($0).scrub(error.message) } ?? error.message
+                    return .failure(.upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server))
+                }
+            }
+        }
+        let round = await withTaskCancellationHandler {
+            await call.nextRound()
+        } onCancel: {
+            call.cancel("the client went away")
+        }
+        switch round {
+        case .final(let outcome):
+            return outcome
+        case .asks(let asks):
+            guard let id = parked.park(call, for: lifetime) else {
+                call.cancel("too many calls wait for their clients")
+                throw .internalError("the gateway has \(ParkedCalls.limit) calls waiting for input already")
+            }
+            let claims = ParkClaims(
+                park: id,
+                method: request.method,
+                name: name,
+                arguments: arguments,
+                principal: principal,
+                expires: Int(Date().timeIntervalSince1970) + Int(lifetime.components.seconds)
+            )
+            return .success([
+                "resultType": "input_required", "inputRequests": .object(asks),
+                "requestState": .string(requestStates.seal(claims)),
+            ])
+        }
+    }
+}
