@@ -11,6 +11,8 @@ struct ForwardContext: Sendable {
     let clientCapabilities: JSONObject
     /// The caller's credential, for binding what it is given to it (see ``AdmittedRequest/principal``).
     let principal: String?
+    /// The least severe log message the client wants from this request; `nil`: none.
+    let logLevel: LoggingLevel?
     let call: CallHandle
     let related: RelatedMessageSink?
 
@@ -21,6 +23,7 @@ struct ForwardContext: Sendable {
             session: session,
             clientCapabilities: clientCapabilities,
             principal: principal,
+            logLevel: logLevel,
             call: call,
             related: nil
         )
@@ -77,7 +80,7 @@ extension Gateway {
                 timeout: timeouts.toolCall
             )
         }
-        let options = RequestOptions(
+        var options = RequestOptions(
             timeout: timeout,
             maxTotalTimeout: timeout * 4,
             onProgress: onProgress,
@@ -91,6 +94,14 @@ extension Gateway {
                         ? context.clientCapabilities : [:]
                 )
         )
+        if let level = context.logLevel, let related = context.related {
+            // Log messages sent as part of this call, on its stream, at the level the client asked for.
+            options.logLevel = level
+            options.onMessage = { params in
+                guard let message = Self.logMessage(params, from: server, atLeast: level) else { return }
+                related(.notification(message))
+            }
+        }
         if context.session.protocolVersion == ProtocolVersion.modern, client.modernStamp == nil,
             Self.parkableMethods.contains(request.method)
         {

@@ -45,6 +45,7 @@ extension Gateway {
             "prompts": ["listChanged": true],
             "resources": ["listChanged": true, "subscribe": false],
             "completions": [:],
+            "logging": [:],
         ]
         if !extensions.isEmpty { capabilities["extensions"] = .object(extensions) }
         return capabilities

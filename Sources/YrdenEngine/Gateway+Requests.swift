@@ -110,6 +110,7 @@ extension Gateway {
             session: admitted.session,
             clientCapabilities: admitted.clientCapabilities,
             principal: admitted.principal,
+            logLevel: admitted.logLevel ?? admitted.session.logLevel,
             call: call,
             related: related
         )
@@ -118,6 +119,8 @@ extension Gateway {
             return .success([:])
         case MCPMethod.initialize:
             throw .invalidRequest("the session is already initialized")
+        case MCPMethod.loggingSetLevel:
+            return try await setLogLevel(request, session: admitted.session)
         case MCPMethod.toolsCall:
             let name = try requiredString(params, "name")
             guard let route = snapshot.catalog.routeTool(name) else { throw unknownTool(name, snapshot) }

@@ -72,7 +72,8 @@ extension Gateway {
                 upstreamRequest,
                 in: session,
                 clientCapabilities: envelope.clientCapabilities,
-                principal: principal
+                principal: principal,
+                logLevel: envelope.logLevel
             )
         )
     }

@@ -16,18 +16,22 @@ package struct AdmittedRequest: Sendable {
     /// The credential the request came with (its `Authorization`), which a `requestState` minted for it is
     /// bound to; `nil` without one.
     let principal: String?
+    /// A 2026-07-28 request's own log opt-in; a session's request follows its session's level instead.
+    let logLevel: LoggingLevel?
 
     /// Registers `request` in `session`; refused when a request with its id is still in flight there.
     init(
         _ request: JSONRPCRequest,
         in session: DownstreamSession,
         clientCapabilities: JSONObject? = nil,
-        principal: String? = nil
+        principal: String? = nil,
+        logLevel: LoggingLevel? = nil
     ) {
         self.request = request
         self.session = session
         self.clientCapabilities = clientCapabilities ?? session.capabilities
         self.principal = principal
+        self.logLevel = logLevel
         let call = CallHandle()
         self.call = session.begin(request.id, handle: call) ? call : nil
     }

@@ -22,6 +22,8 @@ package final class DownstreamSession: Sendable {
         var lastSeen: ContinuousClock.Instant = .now
         var outbox = Outbox()
         var ended = false
+        /// What `logging/setLevel` asked for; `nil`: no log messages.
+        var logLevel: LoggingLevel?
     }
 
     private let state = Mutex(State())
@@ -34,6 +36,12 @@ package final class DownstreamSession: Sendable {
     }
 
     package var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }
+
+    /// The least severe log message the client wants (`logging/setLevel`); `nil` until it asks.
+    package var logLevel: LoggingLevel? {
+        get { state.withLock { $0.logLevel } }
+        set { state.withLock { $0.logLevel = newValue } }
+    }
 
     /// Whether a call of this client runs: such a session is not idle, however long the call takes.
     var hasCallsInFlight: Bool { state.withLock { !$0.inFlight.isEmpty } }

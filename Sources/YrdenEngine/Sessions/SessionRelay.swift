@@ -58,8 +58,12 @@ struct SessionRelay: ServerRequestRelay {
 
 extension DownstreamSession {
     /// Whether the client declared anything an upstream may ask it during a call (sampling, elicitation,
-    /// roots): its calls then need a stream to carry those requests.
+    /// roots).
     package var acceptsRelayedRequests: Bool {
         SessionRelay.capabilities.contains { capabilities[$0] != nil }
     }
+
+    /// Whether a call of this client may need a stream of its own: to carry what an upstream asks it, or
+    /// the log messages it asked for.
+    package var streamsCalls: Bool { acceptsRelayedRequests || logLevel != nil }
 }

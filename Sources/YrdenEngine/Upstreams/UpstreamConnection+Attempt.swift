@@ -67,6 +67,14 @@ extension UpstreamConnection {
                 "prompts": "\(catalog.prompts.count)", "resources": "\(catalog.resources.count)",
             ]
         )
+        if client.modernStamp == nil, handshake.capabilities["logging"] != nil, let level = gateway.upstreamLogLevel {
+            // Sessions asked for log messages before this server connected.
+            _ = try? await client.request(
+                MCPMethod.loggingSetLevel,
+                params: ["level": .string(level.rawValue)],
+                options: RequestOptions(timeout: spec.timeouts.request)
+            )
+        }
         return await withTaskGroup(of: UpstreamError?.self) { group in
             group.addTask { await self.follow(client, loader: loader, catalog: catalog) }
             group.addTask { await self.keepPinging(client) }
@@ -96,6 +104,8 @@ extension UpstreamConnection {
             switch event {
             case .closed(let error):
                 return error
+            case .notification(let notification) where notification.method == MCPMethod.message:
+                gateway.relayLog(notification.params ?? [:], from: spec.id)
             case .notification(let notification):
                 guard let kinds = Self.kindsChanged(by: notification.method) else { continue }
                 if let lastRefresh {

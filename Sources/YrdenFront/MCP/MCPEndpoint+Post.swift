@@ -71,12 +71,13 @@ extension MCPEndpoint {
         return FrontResponses.jsonRPC(200, .response(response), headers: [Self.sessionHeader: session.id])
     }
 
-    /// One request: JSON, or an SSE stream when the client asked for progress, or when an upstream asks the
-    /// client something during the call (only a client that declared it can answer such requests).
+    /// One request: JSON, or an SSE stream when the client asked for progress, or when something must reach
+    /// the client during the call: an upstream's request (for a client that declared it can answer it), or
+    /// a log message (for a client that set a level).
     private func answer(_ call: JSONRPCRequest, session: DownstreamSession) async -> HTTPResponse {
         let gateway = self.gateway
         guard call.params?["_meta"]?["progressToken"] != nil else {
-            guard session.acceptsRelayedRequests else {
+            guard session.streamsCalls else {
                 let response = await gateway.handle(call, session: session, related: nil)
                 return FrontResponses.jsonRPC(200, .response(response))
             }

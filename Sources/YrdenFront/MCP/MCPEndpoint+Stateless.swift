@@ -22,8 +22,14 @@ extension MCPEndpoint {
         // A requestState minted for this call is bound to the credential it came with.
         let principal = request.headers["Authorization"]
         guard call.params?["_meta"]?["progressToken"] != nil else {
-            let response = await gateway.respondStateless(to: call, principal: principal, related: nil)
-            return FrontResponses.jsonRPC(Self.status(of: response), .response(response))
+            guard call.params?["_meta"]?[ModernEnvelope.logLevelKey] != nil else {
+                let response = await gateway.respondStateless(to: call, principal: principal, related: nil)
+                return FrontResponses.jsonRPC(Self.status(of: response), .response(response))
+            }
+            // Log messages the request opted into go on its own stream, which opens when the first comes.
+            return await UpgradableAnswer.respond(status: Self.status(of:)) { related in
+                await gateway.respondStateless(to: call, principal: principal, related: related)
+            }
         }
         return HTTPResponse(
             status: 200,

@@ -6,17 +6,20 @@ package struct ModernEnvelope: Sendable {
     package static let clientInfoKey = "io.modelcontextprotocol/clientInfo"
     package static let subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
     package static let serverInfoKey = "io.modelcontextprotocol/serverInfo"
+    package static let logLevelKey = "io.modelcontextprotocol/logLevel"
 
     package let protocolVersion: String
     /// What the client can do for this request only; never carried over to another.
     package let clientCapabilities: JSONObject
     /// Self-reported, for display.
     package let clientInfo: JSONValue?
+    /// The least severe log message the client wants for this request; `nil`: none at all.
+    package let logLevel: LoggingLevel?
 
     /// The envelope's keys, which belong to one hop: an upstream gets its own (a handshake-era server refuses
     /// a request that carries them).
     package static let keys: Set<String> = [
-        versionKey, capabilitiesKey, clientInfoKey, "io.modelcontextprotocol/logLevel",
+        versionKey, capabilitiesKey, clientInfoKey, logLevelKey,
     ]
 
     /// `params` without the envelope's keys in `_meta` (and without `_meta` if nothing else was in it).
@@ -68,6 +71,7 @@ package struct ModernEnvelope: Sendable {
         protocolVersion = versionText
         clientCapabilities = capabilities
         clientInfo = meta[Self.clientInfoKey]
+        logLevel = try meta[Self.logLevelKey].map { value throws(JSONRPCError) in try LoggingLevel(validating: value) }
     }
 }
 

@@ -21,6 +21,8 @@ final class PendingRequests: Sendable {
         var onProgress: (@Sendable (JSONValue) -> Void)?
         /// Where the upstream's own requests during this one go; `nil`: nowhere (they are refused).
         var relay: (any ServerRequestRelay)? = nil
+        /// Where log messages sent as part of this request go; `nil`: to the upstream's events.
+        var onMessage: (@Sendable (JSONValue) -> Void)? = nil
 
         /// When the request times out.
         var expiry: ContinuousClock.Instant { deadline + grace }
@@ -137,5 +139,11 @@ final class PendingRequests: Sendable {
             if let related, let entry = state.entries[related] { return entry.relay.map { [$0] } ?? [] }
             return state.entries.values.compactMap(\.relay)
         }
+    }
+
+    /// Where a log message sent as part of request `related` goes, when that request is in flight and
+    /// wants them.
+    func messageHandler(relatedTo related: Int) -> (@Sendable (JSONValue) -> Void)? {
+        state.withLock { $0.entries[related]?.onMessage }
     }
 }

@@ -5,6 +5,8 @@ package struct ModernStamp: Sendable, Hashable {
     package var version: String
     package var capabilities: JSONObject
     package var clientInfo: JSONValue
+    /// The per-request log opt-in; `nil` asks for no log messages.
+    package var logLevel: LoggingLevel?
 
     package init(version: String = ProtocolVersion.modern, capabilities: JSONObject, clientInfo: JSONValue) {
         self.version = version
@@ -13,7 +15,18 @@ package struct ModernStamp: Sendable, Hashable {
     }
 
     func stamp(_ params: JSONValue?) -> JSONValue {
-        ModernEnvelope.stamped(params, version: version, capabilities: capabilities, clientInfo: clientInfo)
+        let stamped = ModernEnvelope.stamped(
+            params,
+            version: version,
+            capabilities: capabilities,
+            clientInfo: clientInfo
+        )
+        guard let logLevel, var object = stamped.objectValue, var meta = object["_meta"]?.objectValue else {
+            return stamped
+        }
+        meta[ModernEnvelope.logLevelKey] = .string(logLevel.rawValue)
+        object["_meta"] = .object(meta)
+        return .object(object)
     }
 }
 

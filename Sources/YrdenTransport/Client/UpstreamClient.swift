@@ -106,6 +106,7 @@ package final class UpstreamClient: Sendable {
         var params = params
         if var stamp = envelope.withLock({ $0 }) {
             if let capabilities = options.clientCapabilities { stamp.capabilities = capabilities }
+            stamp.logLevel = options.logLevel
             params = stamp.stamp(params)
         }
         if options.onProgress != nil {
@@ -127,7 +128,8 @@ package final class UpstreamClient: Sendable {
                         extendBy: options.timeout,
                         grace: options.grace,
                         onProgress: options.onProgress,
-                        relay: options.relay
+                        relay: options.relay,
+                        onMessage: options.onMessage
                     )
                     pending.register(id, entry)
                     // Cancelled before it was registered: the cancellation handler found nothing to fail,
@@ -245,7 +247,12 @@ package final class UpstreamClient: Sendable {
             guard case .int(let id) = response.id else { return }
             pending.resolve(id, with: response.outcome)
         case .notification(let notification):
-            if notification.method == MCPMethod.progress {
+            if notification.method == MCPMethod.message, let related,
+                let handler = pending.messageHandler(relatedTo: related)
+            {
+                // A log message of one request (on its POST's stream): that request's caller's, if it asked.
+                handler(notification.params ?? [:])
+            } else if notification.method == MCPMethod.progress {
                 // Progress belongs to a request of ours or to nobody; it never queues as an event.
                 if let params = notification.params, let token = params["progressToken"]?.intValue {
                     pending.progress(token, params: params, now: time.now)

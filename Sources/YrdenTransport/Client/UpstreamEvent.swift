@@ -26,6 +26,10 @@ package struct RequestOptions: Sendable {
     package var relay: (any ServerRequestRelay)?
     /// For a 2026-07-28 server: what the client can do for this request alone, in place of the stamp's.
     package var clientCapabilities: JSONObject?
+    /// Log messages the server sends as part of this request (on its POST's stream); with a 2026-07-28
+    /// server, `logLevel` also asks for them.
+    package var onMessage: (@Sendable (JSONValue) -> Void)?
+    package var logLevel: LoggingLevel?
     /// How long past its deadline the request still waits before it times out, so that a channel's own
     /// reason due at that same deadline (a legacy stream that never named its endpoint) is the one reported.
     package var grace: Duration

@@ -6,7 +6,9 @@ handshake era (``initialize``) the server sends real requests mid-call; in 2026-
 
 - ``ask_name()``: form elicitation of a name, then a greeting (or what the user did instead);
 - ``ask_model(prompt)``: sampling, answered with what the client's model said;
-- ``list_roots()``: the client's roots, as URIs separated by spaces.
+- ``list_roots()``: the client's roots, as URIs separated by spaces;
+- ``log_lines()``: logs ``debug line``, ``info line`` and ``warning line`` (logger ``lines``) during the
+  call, which the SDK sends only to a client that asked (a session's level, or a request's ``logLevel``).
 
 Run it as ``python asking_server.py`` (stdio) or ``python asking_server.py --port P`` (Streamable HTTP).
 """
@@ -20,7 +22,7 @@ from typing import Annotated
 import anyio
 import uvicorn
 from mcp.server.elicitation import ElicitationResult
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 from pydantic import BaseModel
@@ -60,6 +62,13 @@ async def ask_model(prompt: str, answer: Annotated[CreateMessageResult, Resolve(
 @server.tool(description="The client's roots, as URIs separated by spaces.")
 async def list_roots(answer: Annotated[ListRootsResult, Resolve(roots_question)]) -> str:
     return " ".join(str(root.uri) for root in answer.roots)
+
+
+@server.tool(description="Log a debug, an info and a warning line during the call.")
+async def log_lines(ctx: Context) -> str:
+    for level in ("debug", "info", "warning"):
+        await ctx.log(level, f"{level} line", logger_name="lines")
+    return "logged"
 
 
 def main() -> None:
