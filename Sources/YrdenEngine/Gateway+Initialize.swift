@@ -43,7 +43,7 @@ extension Gateway {
         var capabilities: JSONObject = [
             "tools": ["listChanged": true],
             "prompts": ["listChanged": true],
-            "resources": ["listChanged": true, "subscribe": false],
+            "resources": ["listChanged": true, "subscribe": .bool(Self.offersSubscriptions(snapshot))],
             "completions": [:],
             "logging": [:],
         ]

@@ -121,6 +121,12 @@ extension Gateway {
             throw .invalidRequest("the session is already initialized")
         case MCPMethod.loggingSetLevel:
             return try await setLogLevel(request, session: admitted.session)
+        case MCPMethod.resourcesSubscribe:
+            try await subscribe(admitted.session, to: try requiredString(params, "uri"))
+            return .success([:])
+        case MCPMethod.resourcesUnsubscribe:
+            await unsubscribe(admitted.session, from: try requiredString(params, "uri"))
+            return .success([:])
         case MCPMethod.toolsCall:
             let name = try requiredString(params, "name")
             guard let route = snapshot.catalog.routeTool(name) else { throw unknownTool(name, snapshot) }
@@ -197,7 +203,7 @@ extension Gateway {
         return message + ")"
     }
 
-    private func requiredString(_ params: JSONValue?, _ key: String) throws(JSONRPCError) -> String {
+    func requiredString(_ params: JSONValue?, _ key: String) throws(JSONRPCError) -> String {
         guard let value = params?[key]?.stringValue else { throw .invalidParams("params.\(key) must be a string") }
         return value
     }

@@ -33,6 +33,8 @@ package final class Gateway: Sendable {
     /// of the `requestState` that names them.
     let parked = ParkedCalls()
     let requestStates = RequestStateSeal()
+    /// Which clients follow which upstream resources.
+    let resourceSubscriptions = ResourceSubscriptions()
     /// Changes waiting for the writer lock; see ``update(_:)``.
     private let queued = Mutex<[QueuedChange]>([])
     let startedAt = ContinuousClock.now

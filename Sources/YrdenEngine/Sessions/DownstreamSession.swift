@@ -43,6 +43,9 @@ package final class DownstreamSession: Sendable {
         set { state.withLock { $0.logLevel = newValue } }
     }
 
+    /// Whether the session ended (DELETE, expiry, the gateway stopping).
+    var isEnded: Bool { state.withLock { $0.ended } }
+
     /// Whether a call of this client runs: such a session is not idle, however long the call takes.
     var hasCallsInFlight: Bool { state.withLock { !$0.inFlight.isEmpty } }
 

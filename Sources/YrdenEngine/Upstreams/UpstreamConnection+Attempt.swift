@@ -67,6 +67,8 @@ extension UpstreamConnection {
                 "prompts": "\(catalog.prompts.count)", "resources": "\(catalog.resources.count)",
             ]
         )
+        // Clients followed resources of this server before it (re)connected.
+        await gateway.resubscribe(spec.id, through: client, timeout: spec.timeouts.request)
         if client.modernStamp == nil, handshake.capabilities["logging"] != nil, let level = gateway.upstreamLogLevel {
             // Sessions asked for log messages before this server connected.
             _ = try? await client.request(
@@ -106,6 +108,8 @@ extension UpstreamConnection {
                 return error
             case .notification(let notification) where notification.method == MCPMethod.message:
                 gateway.relayLog(notification.params ?? [:], from: spec.id)
+            case .notification(let notification) where notification.method == MCPMethod.resourcesUpdated:
+                gateway.relayResourceUpdated(notification.params ?? [:], from: spec.id)
             case .notification(let notification):
                 guard let kinds = Self.kindsChanged(by: notification.method) else { continue }
                 if let lastRefresh {

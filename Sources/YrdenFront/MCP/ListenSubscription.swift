@@ -4,8 +4,8 @@ import YrdenProtocol
 /// acknowledgement that comes first, each change stamped with the subscription's id, and the result that
 /// ends it gracefully.
 struct ListenSubscription: Sendable {
-    /// The filter fields the gateway honours, with the notification each lets through. Resource
-    /// subscriptions are not honoured yet (the gateway does not relay `resources/updated`).
+    /// The filter's list-change fields, with the notification each lets through. `resourceSubscriptions`
+    /// is honoured for the URIs the gateway could follow (see ``Gateway/follow(_:for:)``).
     static let kinds: [(field: String, method: String)] = [
         ("toolsListChanged", MCPMethod.toolsListChanged),
         ("promptsListChanged", MCPMethod.promptsListChanged),
@@ -19,13 +19,22 @@ struct ListenSubscription: Sendable {
     let end: JSONRPCMessage
     private let wanted: Set<String>
 
-    init(_ call: JSONRPCRequest) {
+    /// The URIs the listen request asks to follow.
+    static func requestedResources(_ call: JSONRPCRequest) -> [String] {
+        call.params?["notifications"]?["resourceSubscriptions"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
+    /// The subscription `call` asks for, honouring `followed` of the resources it asked to follow.
+    init(_ call: JSONRPCRequest, followed: [String] = []) {
         id = call.id
         let requested = call.params?["notifications"]?.objectValue ?? [:]
         let kinds = Self.kinds.filter { requested[$0.field]?.boolValue == true }
-        wanted = Set(kinds.map(\.method))
+        wanted = Set(kinds.map(\.method) + (followed.isEmpty ? [] : [MCPMethod.resourcesUpdated]))
         var honored = JSONObject()
         for kind in kinds { honored[kind.field] = true }
+        if requested["resourceSubscriptions"] != nil {
+            honored["resourceSubscriptions"] = .array(followed.map { .string($0) })
+        }
         let stamp: JSONValue = [ModernEnvelope.subscriptionIDKey: call.id.json]
         acknowledgement = .notification(
             JSONRPCNotification(

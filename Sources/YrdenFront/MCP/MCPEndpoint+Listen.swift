@@ -14,15 +14,17 @@ extension MCPEndpoint {
             let response = JSONRPCResponse(id: call.id, error: error)
             return FrontResponses.jsonRPC(Self.status(of: response), .response(response))
         }
-        let subscription = ListenSubscription(call)
         let messages = session.openNotificationStream()
         let sessions = gateway.sessions
+        let gateway = self.gateway
         let heartbeat = min(Self.heartbeatInterval, sessions.idleTimeout / 3)
         return HTTPResponse(
             status: 200,
             headers: SSE.headers,
             body: .stream { writer in
                 defer { _ = sessions.end(session.id) }
+                let followed = await gateway.follow(ListenSubscription.requestedResources(call), for: session)
+                let subscription = ListenSubscription(call, followed: followed)
                 do { try await writer.write(SSE.event(subscription.acknowledgement)) } catch { return }
                 // A graceful end says the listen request's result, whichever stops first at shutdown: the HTTP
                 // server (closing words) or the engine ending the session (`last`).

@@ -160,10 +160,12 @@ struct StdioConnection: Sendable {
             let error = JSONRPCError.invalidRequest("request id \(request.id) is already in flight")
             return output(.response(JSONRPCResponse(id: request.id, error: error)))
         }
-        let subscription = ListenSubscription(request)
         let messages = opened.openNotificationStream()
-        output(subscription.acknowledgement)
+        let gateway = self.gateway
         group.addTask {
+            let followed = await gateway.follow(ListenSubscription.requestedResources(request), for: opened)
+            let subscription = ListenSubscription(request, followed: followed)
+            output(subscription.acknowledgement)
             for await message in messages {
                 if let framed = subscription.frame(message) { output(framed) }
             }

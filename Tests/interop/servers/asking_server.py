@@ -7,6 +7,8 @@ handshake era (``initialize``) the server sends real requests mid-call; in 2026-
 - ``ask_name()``: form elicitation of a name, then a greeting (or what the user did instead);
 - ``ask_model(prompt)``: sampling, answered with what the client's model said;
 - ``list_roots()``: the client's roots, as URIs separated by spaces;
+- ``touch(uri)``: says the resource ``uri`` changed, to a client that subscribed to it (``resources/subscribe``,
+  which it serves in the handshake era; resources ``note://pad`` and ``note://pad/line``);
 - ``log_lines()``: logs ``debug line``, ``info line`` and ``warning line`` (logger ``lines``) during the
   call, which the SDK sends only to a client that asked (a session's level, or a request's ``logLevel``).
 
@@ -24,7 +26,15 @@ import uvicorn
 from mcp.server.elicitation import ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
-from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
+from mcp_types import (
+    CreateMessageResult,
+    EmptyResult,
+    ListRootsResult,
+    SamplingMessage,
+    SubscribeRequestParams,
+    TextContent,
+    UnsubscribeRequestParams,
+)
 from pydantic import BaseModel
 
 # Sampling and roots are deprecated in 2026-07-28; this server exists to exercise them.
@@ -69,6 +79,41 @@ async def log_lines(ctx: Context) -> str:
     for level in ("debug", "info", "warning"):
         await ctx.log(level, f"{level} line", logger_name="lines")
     return "logged"
+
+
+SUBSCRIBED: set[str] = set()
+
+
+@server.resource("note://pad", name="pad", description="A note that `touch` says changed.", mime_type="text/plain")
+def pad() -> str:
+    return "pad"
+
+
+@server.resource("note://pad/line", name="line", description="A part of the pad.", mime_type="text/plain")
+def pad_line() -> str:
+    return "line"
+
+
+async def on_subscribe(ctx, params: SubscribeRequestParams) -> EmptyResult:
+    SUBSCRIBED.add(str(params.uri))
+    return EmptyResult()
+
+
+async def on_unsubscribe(ctx, params: UnsubscribeRequestParams) -> EmptyResult:
+    SUBSCRIBED.discard(str(params.uri))
+    return EmptyResult()
+
+
+lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, on_subscribe)
+lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, on_unsubscribe)
+
+
+@server.tool(description="Say that the resource `uri` changed, if a client subscribed to it; what was subscribed.")
+async def touch(uri: str, ctx: Context) -> str:
+    if uri in SUBSCRIBED:
+        await ctx.session.send_resource_updated(uri)
+    return " ".join(sorted(SUBSCRIBED)) or "nothing"
 
 
 def main() -> None:

@@ -1,0 +1,115 @@
+import Logging
+import YrdenConfig
+import YrdenProtocol
+import YrdenTransport
+
+/// Resource subscriptions: a client follows a resource (`resources/subscribe` in a session, or a listen
+/// stream's `resourceSubscriptions`), the upstream that owns it is subscribed once however many follow it,
+/// and its `notifications/resources/updated` reach the followers only.
+///
+/// Upstreams of the handshake era are subscribed with `resources/subscribe`; those of 2026-07-28, whose
+/// subscriptions ride their listen stream, are not followed yet (the request names that).
+extension Gateway {
+    /// Whether any connected upstream lets its resources be followed.
+    static func offersSubscriptions(_ snapshot: Snapshot) -> Bool {
+        snapshot.links.values.contains { link in
+            link.state.isConnected && link.client?.modernStamp == nil
+                && link.handshake?.capabilities["resources"]?["subscribe"]?.boolValue == true
+        }
+    }
+
+    /// `session` follows `uri`: the upstream that owns it is subscribed if nobody followed it yet. Throws
+    /// what the client should hear when the resource cannot be followed.
+    func subscribe(_ session: DownstreamSession, to uri: String) async throws(JSONRPCError) {
+        await releaseEnded()
+        let snapshot = self.snapshot
+        guard let server = snapshot.catalog.routeResource(uri) else { throw .resourceNotFound(uri) }
+        guard let link = snapshot.links[server] else { throw .resourceNotFound(uri) }
+        guard let client = link.client, link.state.isConnected else {
+            throw .upstreamUnavailable(Self.notConnectedMessage(server, link.state), server: server)
+        }
+        guard client.modernStamp == nil, link.handshake?.capabilities["resources"]?["subscribe"]?.boolValue == true
+        else { throw .invalidParams("MCP server '\(server)' does not let its resources be followed") }
+        let key = ResourceSubscriptions.Key(server: server, uri: uri)
+        guard let first = resourceSubscriptions.subscribe(session, to: key) else {
+            throw .invalidParams("this client follows \(ResourceSubscriptions.perSession) resources already")
+        }
+        guard first else { return }
+        let answer = await tell(client, MCPMethod.resourcesSubscribe, uri, timeout: link.spec.timeouts.request)
+        if case .failure(let error) = answer {
+            _ = resourceSubscriptions.unsubscribe(session, from: uri)
+            throw error
+        }
+    }
+
+    /// `session` no longer follows `uri`; the upstream is unsubscribed when nobody does.
+    func unsubscribe(_ session: DownstreamSession, from uri: String) async {
+        var released = resourceSubscriptions.prune()
+        if let last = resourceSubscriptions.unsubscribe(session, from: uri) { released.append(last) }
+        await unsubscribeUpstream(released)
+    }
+
+    /// The resources a listen stream asks to follow, as far as they can be: the URIs followed.
+    package func follow(_ uris: [String], for session: DownstreamSession) async -> [String] {
+        var followed: [String] = []
+        for uri in uris.prefix(ResourceSubscriptions.perSession) {
+            do throws(JSONRPCError) {
+                try await subscribe(session, to: uri)
+                followed.append(uri)
+            } catch {
+                logger.info("a listen stream cannot follow \(uri): \(error.message)")
+            }
+        }
+        return followed
+    }
+
+    /// An upstream's `notifications/resources/updated`: to the clients that follow that resource.
+    func relayResourceUpdated(_ params: JSONValue, from server: String) {
+        guard let uri = params["uri"]?.stringValue else { return }
+        let update = JSONRPCMessage.notification(
+            JSONRPCNotification(method: MCPMethod.resourcesUpdated, params: ["uri": .string(uri)])
+        )
+        for session in resourceSubscriptions.followers(of: uri, on: server) { session.deliver(update) }
+    }
+
+    /// Subscribes a (re)connected upstream to every resource of its that clients follow.
+    func resubscribe(_ server: String, through client: UpstreamClient, timeout: Duration) async {
+        guard client.modernStamp == nil else { return }
+        for uri in resourceSubscriptions.uris(on: server) {
+            _ = await tell(client, MCPMethod.resourcesSubscribe, uri, timeout: timeout)
+        }
+    }
+
+    /// Unsubscribes upstreams from what sessions that ended followed last.
+    private func releaseEnded() async {
+        await unsubscribeUpstream(resourceSubscriptions.prune())
+    }
+
+    private func unsubscribeUpstream(_ keys: [ResourceSubscriptions.Key]) async {
+        let snapshot = self.snapshot
+        for key in keys {
+            guard let link = snapshot.links[key.server], let client = link.client, link.state.isConnected else {
+                continue
+            }
+            _ = await tell(client, MCPMethod.resourcesUnsubscribe, key.uri, timeout: link.spec.timeouts.request)
+        }
+    }
+
+    /// `resources/subscribe` or `unsubscribe` of `uri`, within `timeout`; a transport failure as an error.
+    private func tell(
+        _ client: UpstreamClient,
+        _ method: String,
+        _ uri: String,
+        timeout: Duration
+    ) async -> Result<JSONValue, JSONRPCError> {
+        do {
+            return try await client.request(
+                method,
+                params: ["uri": .string(uri)],
+                options: RequestOptions(timeout: timeout)
+            )
+        } catch {
+            return .failure(.internalError("the server did not take \(method): \(error.message)"))
+        }
+    }
+}

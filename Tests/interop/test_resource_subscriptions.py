@@ -1,0 +1,120 @@
+"""Resource subscriptions: a client follows a resource, the upstream that owns it is subscribed once, and only
+followers hear that it changed, whether they follow with ``resources/subscribe`` (a handshake-era session)
+or in a ``subscriptions/listen`` filter (2026-07-28).
+
+The upstream is ``servers/asking_server.py`` in the handshake era (it serves ``resources/subscribe``, and its
+``touch(uri)`` tool says the resource changed to whoever subscribed, returning what is subscribed).
+Following resources of a 2026-07-28 upstream (through its listen filter) is not built yet.
+"""
+
+from __future__ import annotations
+
+import anyio
+import mcp_types as types
+
+from harness import INTEROP_DIR, PYTHON, await_until, mcp_session, text_of
+
+ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
+PAD = "note://pad"
+
+
+def config() -> dict:
+    return {"mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": "2025-11-25"}}}
+
+
+def updates(session) -> list[str]:
+    return [str(n.params.uri) for n in session.notifications if n.method == "notifications/resources/updated"]
+
+
+async def touch(session, uri: str = PAD) -> str:
+    with anyio.fail_after(15):
+        return text_of(await session.client.call_tool("asking__touch", {"uri": uri}))
+
+
+async def test_only_followers_hear_of_a_change_and_the_upstream_is_subscribed_once(gateway):
+    gw = gateway(config())
+    async with (
+        mcp_session(gw.url, mode="legacy", subscribe=True, label="a") as a,
+        mcp_session(gw.url, mode="legacy", subscribe=True, label="b") as b,
+        mcp_session(gw.url, mode="legacy", subscribe=True, label="bystander") as bystander,
+    ):
+        await a.wait_for_tools({"asking__touch"})
+        caps = a.client.initialize_result.capabilities if hasattr(a.client, "initialize_result") else None
+        if caps is not None and caps.resources is not None:
+            assert caps.resources.subscribe is True
+        with anyio.fail_after(15):
+            await a.client.subscribe_resource(PAD)
+            await b.client.subscribe_resource(PAD)
+        assert await touch(bystander) == PAD, "the upstream holds one subscription"
+        for s in (a, b):
+            await s.wait_for_notification("notifications/resources/updated", timeout=10)
+        await anyio.sleep(0.3)
+        assert updates(bystander) == []
+        assert updates(a) == [PAD] and updates(b) == [PAD]
+
+        with anyio.fail_after(15):
+            await a.client.unsubscribe_resource(PAD)
+        assert await touch(bystander) == PAD, "b still follows it"
+        await b.wait_for_notification("notifications/resources/updated", timeout=10, after=len(b.notifications) - 1)
+        with anyio.fail_after(15):
+            await b.client.unsubscribe_resource(PAD)
+        assert await touch(bystander) == "nothing", "the last follower gone, the upstream is unsubscribed"
+        await anyio.sleep(0.3)
+        assert updates(a) == [PAD]
+
+
+async def test_a_session_that_ends_releases_what_it_followed(gateway):
+    gw = gateway(config())
+    async with mcp_session(gw.url, mode="legacy", label="watcher") as watcher:
+        await watcher.wait_for_tools({"asking__touch"})
+        async with mcp_session(gw.url, mode="legacy", label="leaver") as leaver:
+            with anyio.fail_after(15):
+                await leaver.client.subscribe_resource(PAD)
+            assert await touch(watcher) == PAD
+        # The leaver's session ended (DELETE); the next use of the table releases its subscription.
+        with anyio.fail_after(15):
+            await watcher.client.subscribe_resource("note://pad/line")
+        assert await touch(watcher, "note://pad/line") == "note://pad/line"
+
+
+async def test_an_unknown_resource_cannot_be_followed(gateway):
+    gw = gateway(config())
+    async with mcp_session(gw.url, mode="legacy") as s:
+        await s.wait_for_tools({"asking__touch"})
+        try:
+            with anyio.fail_after(15):
+                await s.client.subscribe_resource("note://nowhere")
+        except Exception as error:  # the SDK raises MCPError
+            assert "note://nowhere" in str(error)
+        else:
+            raise AssertionError("following an unknown resource was accepted")
+
+
+async def test_a_listen_stream_follows_the_resources_in_its_filter(gateway):
+    gw = gateway(config())
+    async with (
+        mcp_session(gw.url, mode="auto", label="modern") as modern,
+        mcp_session(gw.url, mode="legacy", label="toucher") as toucher,
+    ):
+        assert modern.is_modern
+        await toucher.wait_for_tools({"asking__touch"})
+        events: list = []
+        async with modern.client.listen(resource_subscriptions=[PAD, "note://nowhere"]) as sub:
+            assert list(sub.honored.resource_subscriptions or []) == [PAD]
+            assert await touch(toucher) == PAD
+            with anyio.fail_after(10):
+                async for event in sub:
+                    events.append(event)
+                    break
+        assert [str(e.uri) for e in events] == [PAD]
+        # The stream closed: the gateway sees it at its next write (a keep-alive at the latest), ends the
+        # stream's session, and the next use of the table unsubscribes the upstream.
+        with anyio.fail_after(15):
+            await toucher.client.subscribe_resource("note://pad/line")
+
+        async def released() -> bool | None:
+            with anyio.fail_after(15):
+                await toucher.client.subscribe_resource("note://pad/line")
+            return True if await touch(toucher, "note://pad/line") == "note://pad/line" else None
+
+        await await_until(released, 30, interval=0.5, what="the closed stream's subscription released")
