@@ -7,15 +7,24 @@ import YrdenTransport
 /// stream's `resourceSubscriptions`), the upstream that owns it is subscribed once however many follow it,
 /// and its `notifications/resources/updated` reach the followers only.
 ///
-/// Upstreams of the handshake era are subscribed with `resources/subscribe`; those of 2026-07-28, whose
-/// subscriptions ride their listen stream, are not followed yet (the request names that).
+/// Upstreams of the handshake era are subscribed with `resources/subscribe`; those of 2026-07-28 get the
+/// followed URIs in their listen stream's filter, which is opened anew when the set changes.
 extension Gateway {
     /// Whether any connected upstream lets its resources be followed.
     static func offersSubscriptions(_ snapshot: Snapshot) -> Bool {
         snapshot.links.values.contains { link in
-            link.state.isConnected && link.client?.modernStamp == nil
-                && link.handshake?.capabilities["resources"]?["subscribe"]?.boolValue == true
+            link.state.isConnected && link.handshake?.capabilities["resources"]?["subscribe"]?.boolValue == true
         }
+    }
+
+    /// Opens (or opens anew) a 2026-07-28 upstream's listen stream: the list changes it announces, and the
+    /// resources of its that clients follow.
+    func listen(to server: String, through client: UpstreamClient, capabilities: JSONObject) {
+        var filter = UpstreamConnection.listenFilter(capabilities)
+        let followed = resourceSubscriptions.uris(on: server)
+        if !followed.isEmpty { filter["resourceSubscriptions"] = .array(followed.map { .string($0) }) }
+        guard !filter.isEmpty else { return }
+        client.listen(filter)
     }
 
     /// `session` follows `uri`: the upstream that owns it is subscribed if nobody followed it yet. Throws
@@ -28,13 +37,16 @@ extension Gateway {
         guard let client = link.client, link.state.isConnected else {
             throw .upstreamUnavailable(Self.notConnectedMessage(server, link.state), server: server)
         }
-        guard client.modernStamp == nil, link.handshake?.capabilities["resources"]?["subscribe"]?.boolValue == true
-        else { throw .invalidParams("MCP server '\(server)' does not let its resources be followed") }
+        let capabilities = link.handshake?.capabilities ?? [:]
+        guard capabilities["resources"]?["subscribe"]?.boolValue == true else {
+            throw .invalidParams("MCP server '\(server)' does not let its resources be followed")
+        }
         let key = ResourceSubscriptions.Key(server: server, uri: uri)
         guard let first = resourceSubscriptions.subscribe(session, to: key) else {
             throw .invalidParams("this client follows \(ResourceSubscriptions.perSession) resources already")
         }
         guard first else { return }
+        guard client.modernStamp == nil else { return listen(to: server, through: client, capabilities: capabilities) }
         let answer = await tell(client, MCPMethod.resourcesSubscribe, uri, timeout: link.spec.timeouts.request)
         if case .failure(let error) = answer {
             _ = resourceSubscriptions.unsubscribe(session, from: uri)
@@ -87,11 +99,15 @@ extension Gateway {
 
     private func unsubscribeUpstream(_ keys: [ResourceSubscriptions.Key]) async {
         let snapshot = self.snapshot
-        for key in keys {
-            guard let link = snapshot.links[key.server], let client = link.client, link.state.isConnected else {
+        for server in Set(keys.map(\.server)) {
+            guard let link = snapshot.links[server], let client = link.client, link.state.isConnected else { continue }
+            if client.modernStamp != nil {
+                listen(to: server, through: client, capabilities: link.handshake?.capabilities ?? [:])
                 continue
             }
-            _ = await tell(client, MCPMethod.resourcesUnsubscribe, key.uri, timeout: link.spec.timeouts.request)
+            for key in keys where key.server == server {
+                _ = await tell(client, MCPMethod.resourcesUnsubscribe, key.uri, timeout: link.spec.timeouts.request)
+            }
         }
     }
 

@@ -134,4 +134,29 @@ import YrdenTransport
         #expect(answer.error?.message.contains("asked for input, which this client cannot be asked") == true)
         await running.stop()
     }
+
+    @Test func followingAModernServersResourceOpensItsListenStreamAnew() async throws {
+        var script = FakeUpstreamScript(resources: [FakeUpstreamScript.resource("note://pad")])
+        script.modern = true
+        script.capabilities["resources"] = ["listChanged": true, "subscribe": true]
+        let running = RunningGateway([stdioSpec("a")], channels: FakeUpstreams(script))
+        #expect(await running.connected("a"))
+        let first = try #require(await running["a"].firstRequest(MCPMethod.subscriptionsListen))
+        let session = try await running.openSession()
+        let updates = session.openNotificationStream()
+        #expect(await running.send(MCPMethod.resourcesSubscribe, ["uri": "note://pad"], in: session).result == [:])
+        let second = try #require(
+            await running["a"].firstRequest(MCPMethod.subscriptionsListen) { $0.id != first.id }
+        )
+        #expect(second.params?["notifications"]?["resourceSubscriptions"] == ["note://pad"])
+        let ended = await running["a"].firstNotification(MCPMethod.cancelled) {
+            $0.params?["requestId"] == first.id.json
+        }
+        #expect(ended != nil, "the old stream is ended")
+        #expect(running["a"].notify(MCPMethod.resourcesUpdated, params: ["uri": "note://pad"]))
+        var iterator = updates.makeAsyncIterator()
+        let update = await iterator.next()
+        #expect(update?.method == MCPMethod.resourcesUpdated)
+        await running.stop()
+    }
 }

@@ -2,15 +2,15 @@
 followers hear that it changed, whether they follow with ``resources/subscribe`` (a handshake-era session)
 or in a ``subscriptions/listen`` filter (2026-07-28).
 
-The upstream is ``servers/asking_server.py`` in the handshake era (it serves ``resources/subscribe``, and its
-``touch(uri)`` tool says the resource changed to whoever subscribed, returning what is subscribed).
-Following resources of a 2026-07-28 upstream (through its listen filter) is not built yet.
+The upstream is ``servers/asking_server.py``: in the handshake era it serves ``resources/subscribe`` and its
+``touch(uri)`` tool says the resource changed to whoever subscribed, returning what is subscribed; in
+2026-07-28 the gateway follows the resources in its own listen stream's filter.
 """
 
 from __future__ import annotations
 
 import anyio
-import mcp_types as types
+import pytest
 
 from harness import INTEROP_DIR, PYTHON, await_until, mcp_session, text_of
 
@@ -18,8 +18,8 @@ ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
 PAD = "note://pad"
 
 
-def config() -> dict:
-    return {"mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": "2025-11-25"}}}
+def config(protocol: str = "2025-11-25") -> dict:
+    return {"mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": protocol}}}
 
 
 def updates(session) -> list[str]:
@@ -118,3 +118,30 @@ async def test_a_listen_stream_follows_the_resources_in_its_filter(gateway):
             return True if await touch(toucher, "note://pad/line") == "note://pad/line" else None
 
         await await_until(released, 30, interval=0.5, what="the closed stream's subscription released")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_resources_of_a_modern_upstream_are_followed_through_its_listen_stream(gateway, mode):
+    gw = gateway(config("2026-07-28"))
+    async with (
+        mcp_session(gw.url, mode="legacy", subscribe=True, label="follower") as follower,
+        mcp_session(gw.url, mode=mode, label="toucher") as toucher,
+    ):
+        await follower.wait_for_tools({"asking__touch"})
+        with anyio.fail_after(15):
+            await follower.client.subscribe_resource(PAD)
+
+        async def updated() -> bool | None:
+            # The upstream's new listen stream may still be opening: touch until the change comes through.
+            assert await touch(toucher) == "notified"
+            await anyio.sleep(0.2)
+            return True if updates(follower) else None
+
+        await await_until(updated, 15, interval=0.3, what="the resource update through the listen stream")
+        assert set(updates(follower)) == {PAD}
+        with anyio.fail_after(15):
+            await follower.client.unsubscribe_resource(PAD)
+        seen = len(updates(follower))
+        assert await touch(toucher) == "notified"
+        await anyio.sleep(0.5)
+        assert len(updates(follower)) == seen

@@ -46,10 +46,10 @@ extension UpstreamConnection {
         handshake: UpstreamHandshake,
         signIn: (any UpstreamSignIn)?
     ) async -> UpstreamError {
-        if client.modernStamp != nil, let filter = Self.listenFilter(handshake.capabilities) {
-            // 2026-07-28 has no GET stream: list changes come on a listen stream, opened before the lists are
-            // read so that no change between the two is missed.
-            client.send(unanswered: MCPMethod.subscriptionsListen, params: ["notifications": .object(filter)])
+        if client.modernStamp != nil {
+            // 2026-07-28 has no GET stream: changes come on a listen stream, opened before the lists are read
+            // so that no change between the two is missed.
+            gateway.listen(to: spec.id, through: client, capabilities: handshake.capabilities)
         }
         let loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
         let catalog: ServerCatalog

@@ -89,12 +89,12 @@ extension UpstreamConnection {
         return ProtocolVersion.isSupported(version)
     }
 
-    /// The `subscriptions/listen` filter for what the server says it announces; `nil` when nothing.
-    static func listenFilter(_ capabilities: JSONObject) -> JSONObject? {
+    /// The `subscriptions/listen` filter for the list changes the server says it announces.
+    static func listenFilter(_ capabilities: JSONObject) -> JSONObject {
         var filter: JSONObject = [:]
         if capabilities["tools"]?["listChanged"]?.boolValue == true { filter["toolsListChanged"] = true }
         if capabilities["prompts"]?["listChanged"]?.boolValue == true { filter["promptsListChanged"] = true }
         if capabilities["resources"]?["listChanged"]?.boolValue == true { filter["resourcesListChanged"] = true }
-        return filter.isEmpty ? nil : filter
+        return filter
     }
 }

@@ -15,6 +15,8 @@ package final class UpstreamClient: Sendable {
     /// The envelope every request carries once the server was found to speak 2026-07-28; `nil` for a
     /// handshake-era server.
     private let envelope = Mutex<ModernStamp?>(nil)
+    /// The listen stream open now (see ``listen(_:)``).
+    private let listenID = Mutex<Int?>(nil)
     /// Notifications (bounded, list changes coalesced) and the final `closed`.
     package let events: UpstreamEvents
 
@@ -164,14 +166,20 @@ package final class UpstreamClient: Sendable {
     /// The envelope requests carry; `nil` while the server is spoken to in the handshake era.
     package var modernStamp: ModernStamp? { envelope.withLock { $0 } }
 
-    /// Sends a request nobody waits for: a `subscriptions/listen`, whose notifications arrive as ``events``
-    /// for as long as the channel lives, and whose final result (the server ending it) is of no one's concern.
-    package func send(unanswered method: String, params: JSONValue?) {
+    /// Opens the server's `subscriptions/listen` stream with `filter`, ending the one opened before (its
+    /// filter changed): nobody waits for it; its notifications arrive as ``events`` for as long as the
+    /// channel lives, and its final result (the server ending it) is of no one's concern.
+    package func listen(_ filter: JSONObject) {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        var params = params
+        var params: JSONValue = ["notifications": .object(filter)]
         if let stamp = envelope.withLock({ $0 }) { params = stamp.stamp(params) }
-        let frame = JSONRPCMessage.request(JSONRPCRequest(id: .int(id), method: method, params: params)).serialized()
-        try? channel.send(frame)
+        let previous = listenID.withLock { listen in
+            defer { listen = id }
+            return listen
+        }
+        if let previous { try? channel.send(Self.cancelledFrame(previous, reason: "the filter changed")) }
+        let request = JSONRPCRequest(id: .int(id), method: MCPMethod.subscriptionsListen, params: params)
+        try? channel.send(JSONRPCMessage.request(request).serialized())
     }
 
     /// Sends a notification; failures are the channel's to report.

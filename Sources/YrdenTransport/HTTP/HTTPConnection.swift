@@ -25,6 +25,10 @@ final class HTTPConnection: Sendable {
         var initializeFrame: OutboundFrame?
         /// The renewal under way, shared by every request that met the expired session.
         var renewal: Task<Bool, Never>?
+        /// 2026-07-28 requests in flight, each a task of its own: closing its stream is how one is cancelled.
+        var modernRequests: [JSONRPCID: Task<Void, Never>] = [:]
+        /// The 2026-07-28 listen stream held open; a new one replaces it.
+        var listenID: JSONRPCID?
     }
 
     let endpoint: StreamableHTTPEndpoint
@@ -65,9 +69,11 @@ final class HTTPConnection: Sendable {
                 case .post(let frame) where frame.method == MCPMethod.initialized:
                     // Inline, so no request overtakes it: the server must see it before what follows.
                     await post(frame)
-                case .post(let frame) where frame.method == MCPMethod.subscriptionsListen:
-                    // 2026-07-28's stream of list changes: held open, and reopened, for the channel's life.
-                    group.addTask { await self.subscribe(frame) }
+                case .post(let frame) where frame.modernVersion != nil && frame.isRequest:
+                    startModern(frame)
+                case .post(let frame) where frame.cancels.map(cancelModern) == true:
+                    // 2026-07-28 over HTTP: closing the request's stream is the cancellation; nothing is sent.
+                    continue
                 case .post(let frame) where ReplyBudget.isReply(frame):
                     guard replies.tryAcquire() else { continue }
                     group.addTask {
@@ -81,7 +87,38 @@ final class HTTPConnection: Sendable {
                 }
             }
             group.cancelAll()
+            let modern = state.withLock { state in
+                defer { state.modernRequests.removeAll() }
+                return Array(state.modernRequests.values)
+            }
+            modern.forEach { $0.cancel() }
         }
+    }
+
+    /// Runs a 2026-07-28 request in a task of its own, so that cancelling it closes its stream. A listen
+    /// replaces the one held before: its filter changed.
+    private func startModern(_ frame: OutboundFrame) {
+        guard let id = frame.id else { return }
+        let isListen = frame.method == MCPMethod.subscriptionsListen
+        // Owned by the channel: registered until it ends, cancelled by a cancellation or by `run` ending.
+        let task = Task {
+            if isListen { await self.subscribe(frame) } else { await self.post(frame) }
+            _ = self.state.withLock { $0.modernRequests.removeValue(forKey: id) }
+        }
+        let replaced = state.withLock { state -> Task<Void, Never>? in
+            state.modernRequests[id] = task
+            guard isListen else { return nil }
+            defer { state.listenID = id }
+            return state.listenID.flatMap { $0 == id ? nil : state.modernRequests.removeValue(forKey: $0) }
+        }
+        replaced?.cancel()
+    }
+
+    /// Cancels the 2026-07-28 request `id` by closing its stream; false when it is not one in flight.
+    private func cancelModern(_ id: JSONRPCID) -> Bool {
+        guard let task = state.withLock({ $0.modernRequests.removeValue(forKey: id) }) else { return false }
+        task.cancel()
+        return true
     }
 
     // MARK: - POST

@@ -50,6 +50,8 @@ struct OutboundFrame: Sendable {
     var modernVersion: String?
     /// What 2026-07-28's `Mcp-Name` carries: the tool or prompt name, or the resource URI.
     var name: String?
+    /// The request a `notifications/cancelled` names.
+    var cancels: JSONRPCID?
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -59,6 +61,7 @@ struct OutboundFrame: Sendable {
         self.method = method
         if let id = object["id"] { self.id = JSONRPCID(id) }
         let params = object["params"]
+        if method == MCPMethod.cancelled, let id = params?["requestId"] { cancels = JSONRPCID(id) }
         modernVersion = params?["_meta"]?[ModernEnvelope.versionKey]?.stringValue
         if modernVersion != nil {
             name =

@@ -7,8 +7,8 @@ handshake era (``initialize``) the server sends real requests mid-call; in 2026-
 - ``ask_name()``: form elicitation of a name, then a greeting (or what the user did instead);
 - ``ask_model(prompt)``: sampling, answered with what the client's model said;
 - ``list_roots()``: the client's roots, as URIs separated by spaces;
-- ``touch(uri)``: says the resource ``uri`` changed, to a client that subscribed to it (``resources/subscribe``,
-  which it serves in the handshake era; resources ``note://pad`` and ``note://pad/line``);
+- ``touch(uri)``: says the resource ``uri`` changed to whoever follows it (``resources/subscribe`` in the
+  handshake era, a listen filter in 2026-07-28; resources ``note://pad`` and ``note://pad/line``);
 - ``log_lines()``: logs ``debug line``, ``info line`` and ``warning line`` (logger ``lines``) during the
   call, which the SDK sends only to a client that asked (a session's level, or a request's ``logLevel``).
 
@@ -35,6 +35,7 @@ from mcp_types import (
     TextContent,
     UnsubscribeRequestParams,
 )
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 # Sampling and roots are deprecated in 2026-07-28; this server exists to exercise them.
@@ -109,8 +110,12 @@ lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, on_s
 lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, on_unsubscribe)
 
 
-@server.tool(description="Say that the resource `uri` changed, if a client subscribed to it; what was subscribed.")
+@server.tool(description="Say that the resource `uri` changed to whoever follows it; what was subscribed.")
 async def touch(uri: str, ctx: Context) -> str:
+    if ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        # 2026-07-28: to the listen streams whose filter names the resource.
+        await ctx.notify_resource_updated(uri)
+        return "notified"
     if uri in SUBSCRIBED:
         await ctx.session.send_resource_updated(uri)
     return " ".join(sorted(SUBSCRIBED)) or "nothing"
