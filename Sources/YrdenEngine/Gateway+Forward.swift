@@ -40,7 +40,18 @@ extension Gateway {
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
         var params = request.params?.objectValue ?? [:]
         params["name"] = .string(route.name)
-        return try await forward(request, to: route.server, params: .object(params), context, isToolCall: isToolCall)
+        var headers: [(name: String, value: String)] = []
+        if isToolCall, context.snapshot.links[route.server]?.client?.modernStamp != nil {
+            headers = paramHeaders(of: route, arguments: params["arguments"], in: context.snapshot)
+        }
+        return try await forward(
+            request,
+            to: route.server,
+            params: .object(params),
+            context,
+            isToolCall: isToolCall,
+            headers: headers
+        )
     }
 
     /// Sends the request to `server` under a fresh upstream id and maps the answer back. Progress for it is
@@ -51,7 +62,8 @@ extension Gateway {
         to server: String,
         params: JSONValue?,
         _ context: ForwardContext,
-        isToolCall: Bool = false
+        isToolCall: Bool = false,
+        headers: [(name: String, value: String)] = []
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
         guard let link = context.snapshot.links[server] else { throw .internalError("no server \(server)") }
         guard let client = link.client, link.state.isConnected else {
@@ -94,6 +106,7 @@ extension Gateway {
                         ? context.clientCapabilities : [:]
                 )
         )
+        options.headers = headers
         if let level = context.logLevel, let related = context.related {
             // Log messages sent as part of this call, on its stream, at the level the client asked for.
             options.logLevel = level

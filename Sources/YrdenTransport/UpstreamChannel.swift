@@ -8,8 +8,17 @@ import YrdenProtocol
 package protocol UpstreamChannel: Sendable {
     /// Queues one frame. Never blocks the caller: frames the peer is not reading yet are buffered.
     func send(_ frame: [UInt8]) throws(UpstreamError)
+    /// Queues one frame with HTTP headers of its own (2026-07-28's `Mcp-Param-*`); a channel that is not
+    /// HTTP sends the frame alone.
+    func send(_ frame: [UInt8], headers: [(name: String, value: String)]) throws(UpstreamError)
     /// Ends the channel gracefully and returns when the peer is gone (for a child process: reaped).
     func close() async
+}
+
+extension UpstreamChannel {
+    package func send(_ frame: [UInt8], headers: [(name: String, value: String)]) throws(UpstreamError) {
+        try send(frame)
+    }
 }
 
 /// Where a channel delivers what it receives.

@@ -6,6 +6,10 @@ struct CatalogLoader: Sendable {
     let client: UpstreamClient
     let capabilities: JSONObject
     let timeout: Duration
+    /// Tools whose `x-mcp-header` annotations are invalid are dropped (and `log` says so): what a
+    /// 2026-07-28 HTTP client must do, since it could not send their headers.
+    var dropsInvalidParamHeaders = false
+    var log: @Sendable (String) -> Void = { _ in }
 
     /// A server that paginates forever is cut off here rather than looping the gateway.
     static let maxPages = 1000
@@ -22,6 +26,16 @@ struct CatalogLoader: Sendable {
     }
 
     func load(_ kind: ServerCatalog.Kind) async throws(UpstreamError) -> [JSONObject] {
+        let items = try await loadPages(kind)
+        guard kind == .tools, dropsInvalidParamHeaders else { return items }
+        return items.filter { tool in
+            guard case .failure(let problem) = ParamHeaders.read(tool["inputSchema"]) else { return true }
+            log("dropped tool \(tool["name"]?.stringValue ?? "?"): \(problem)")
+            return false
+        }
+    }
+
+    private func loadPages(_ kind: ServerCatalog.Kind) async throws(UpstreamError) -> [JSONObject] {
         guard capabilities[kind.capability] != nil else { return [] }
         var items: [JSONObject] = []
         var cursor: JSONValue?

@@ -51,7 +51,16 @@ extension UpstreamConnection {
             // so that no change between the two is missed.
             gateway.listen(to: spec.id, through: client, capabilities: handshake.capabilities)
         }
-        let loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
+        var loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
+        if client.modernStamp != nil, case .http = spec.transport {
+            loader.dropsInvalidParamHeaders = true
+            let ring = gateway.logRing(spec.id)
+            let logger = self.logger
+            loader.log = { line in
+                ring?.append(line, level: .warning, event: "catalog")
+                logger.warning("\(line)")
+            }
+        }
         let catalog: ServerCatalog
         do throws(UpstreamError) {
             catalog = try await loader.loadAll()
@@ -78,7 +87,7 @@ extension UpstreamConnection {
             )
         }
         return await withTaskGroup(of: UpstreamError?.self) { group in
-            group.addTask { await self.follow(client, loader: loader, catalog: catalog) }
+            group.addTask { [loader] in await self.follow(client, loader: loader, catalog: catalog) }
             group.addTask { await self.keepPinging(client) }
             if let signIn {
                 group.addTask {

@@ -9,7 +9,9 @@ extension MCPEndpoint {
     static let nameHeader = "Mcp-Name"
 
     func stateless(_ call: JSONRPCRequest, _ request: HTTPRequest) async -> HTTPResponse {
-        if let mismatch = Self.headerMismatch(call, request.headers) {
+        if let mismatch = Self.headerMismatch(call, request.headers)
+            ?? gateway.paramHeaderMismatch(call, header: { request.headers.values(for: $0) })
+        {
             return FrontResponses.jsonRPC(400, .response(JSONRPCResponse(id: call.id, error: mismatch)))
         }
         if call.method == MCPMethod.subscriptionsListen {

@@ -141,7 +141,7 @@ package final class UpstreamClient: Sendable {
                         return
                     }
                     do throws(UpstreamError) {
-                        try channel.send(frame)
+                        try channel.send(frame, headers: options.headers)
                     } catch {
                         pending.fail(id, with: error)
                         return

@@ -30,6 +30,8 @@ package struct RequestOptions: Sendable {
     /// server, `logLevel` also asks for them.
     package var onMessage: (@Sendable (JSONValue) -> Void)?
     package var logLevel: LoggingLevel?
+    /// HTTP headers of this request alone (2026-07-28's `Mcp-Param-*`); other transports ignore them.
+    package var headers: [(name: String, value: String)] = []
     /// How long past its deadline the request still waits before it times out, so that a channel's own
     /// reason due at that same deadline (a legacy stream that never named its endpoint) is the one reported.
     package var grace: Duration

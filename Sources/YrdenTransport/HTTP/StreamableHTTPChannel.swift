@@ -23,7 +23,13 @@ package final class StreamableHTTPChannel: UpstreamChannel {
     }
 
     package func send(_ frame: [UInt8]) throws(UpstreamError) {
-        guard !connection.isClosing, case .enqueued = outbox.yield(.post(OutboundFrame(frame))) else {
+        try send(frame, headers: [])
+    }
+
+    package func send(_ frame: [UInt8], headers: [(name: String, value: String)]) throws(UpstreamError) {
+        var outbound = OutboundFrame(frame)
+        outbound.extraHeaders = headers
+        guard !connection.isClosing, case .enqueued = outbox.yield(.post(outbound)) else {
             throw UpstreamError(.notConnected, "the connection to the server was closed")
         }
     }

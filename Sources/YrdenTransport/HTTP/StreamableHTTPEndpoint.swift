@@ -52,6 +52,8 @@ struct OutboundFrame: Sendable {
     var name: String?
     /// The request a `notifications/cancelled` names.
     var cancels: JSONRPCID?
+    /// Headers of this request alone (2026-07-28's `Mcp-Param-*`).
+    var extraHeaders: [(name: String, value: String)] = []
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -77,7 +79,7 @@ struct OutboundFrame: Sendable {
         guard let modernVersion, let method else { return [] }
         var headers = [(name: HTTPConnection.versionHeader, value: modernVersion), (name: "Mcp-Method", value: method)]
         if let name { headers.append((name: "Mcp-Name", value: MCPHeaderValue.encode(name))) }
-        return headers
+        return headers + extraHeaders
     }
 
     var isRequest: Bool { id != nil }

@@ -9,6 +9,9 @@ handshake era (``initialize``) the server sends real requests mid-call; in 2026-
 - ``list_roots()``: the client's roots, as URIs separated by spaces;
 - ``touch(uri)``: says the resource ``uri`` changed to whoever follows it (``resources/subscribe`` in the
   handshake era, a listen filter in 2026-07-28; resources ``note://pad`` and ``note://pad/line``);
+- ``where(region, count)``: both arguments marked ``x-mcp-header`` (``Region``, ``Count``); answers with them
+  and the ``Mcp-Param-*`` headers it received; ``bad_header(amount)``: marked on a ``number``, which makes
+  the tool invalid for a 2026-07-28 HTTP client;
 - ``log_lines()``: logs ``debug line``, ``info line`` and ``warning line`` (logger ``lines``) during the
   call, which the SDK sends only to a client that asked (a session's level, or a request's ``logLevel``).
 
@@ -36,7 +39,7 @@ from mcp_types import (
     UnsubscribeRequestParams,
 )
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 # Sampling and roots are deprecated in 2026-07-28; this server exists to exercise them.
 warnings.simplefilter("ignore", DeprecationWarning)
@@ -119,6 +122,25 @@ async def touch(uri: str, ctx: Context) -> str:
     if uri in SUBSCRIBED:
         await ctx.session.send_resource_updated(uri)
     return " ".join(sorted(SUBSCRIBED)) or "nothing"
+
+
+@server.tool(description="Answer with the region and count, and the Mcp-Param headers that came with them.")
+async def where(
+    region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
+    count: Annotated[int, Field(json_schema_extra={"x-mcp-header": "Count"})],
+    ctx: Context,
+) -> str:
+    headers = {k.lower(): v for k, v in (ctx.headers or {}).items()}
+    return f"{region} {count} | {headers.get('mcp-param-region')} {headers.get('mcp-param-count')}"
+
+
+@server.tool(description="A tool whose x-mcp-header is on a number, which is not allowed.")
+async def bad_header(amount: float) -> str:
+    return f"{amount}"
+
+
+# The SDK refuses to declare such a tool; a server of another make may serve it anyway.
+server._tool_manager._tools["bad_header"].parameters["properties"]["amount"]["x-mcp-header"] = "Amount"  # pyright: ignore[reportPrivateUsage]
 
 
 def main() -> None:

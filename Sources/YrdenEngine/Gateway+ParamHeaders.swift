@@ -1,0 +1,34 @@
+import YrdenProtocol
+
+/// 2026-07-28's `Mcp-Param-*` headers through the gateway: checked against the body of a client's
+/// `tools/call` by the tool's public name, and computed anew for a 2026-07-28 HTTP upstream from the
+/// upstream's own schema (the annotations are kept on re-exposed tools, so both are the same schema).
+extension Gateway {
+    /// The input schema of a tool as its server lists it.
+    func inputSchema(of route: Route, in snapshot: Snapshot) -> JSONValue? {
+        snapshot.links[route.server]?.catalog?.tools.first { $0["name"]?.stringValue == route.name }?["inputSchema"]
+    }
+
+    /// -32020 when a client's `tools/call` comes with `Mcp-Param-*` headers that do not match its arguments
+    /// (by the tool's `x-mcp-header` annotations); `nil` when they match, or the tool is unknown (the call
+    /// itself then says so). `header` returns every value sent for a header name.
+    package func paramHeaderMismatch(_ call: JSONRPCRequest, header: (String) -> [String]) -> JSONRPCError? {
+        guard call.method == MCPMethod.toolsCall, let name = call.params?["name"]?.stringValue else { return nil }
+        let snapshot = self.snapshot
+        guard let route = snapshot.catalog.routeTool(name),
+            case .success(let annotations) = ParamHeaders.read(inputSchema(of: route, in: snapshot)),
+            !annotations.isEmpty,
+            let detail = annotations.mismatch(arguments: call.params?["arguments"], header: header)
+        else { return nil }
+        return .headerMismatch(detail)
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call` of `route` with `arguments`, for a 2026-07-28 upstream.
+    func paramHeaders(of route: Route, arguments: JSONValue?, in snapshot: Snapshot) -> [(name: String, value: String)]
+    {
+        guard case .success(let annotations) = ParamHeaders.read(inputSchema(of: route, in: snapshot)) else {
+            return []
+        }
+        return annotations.headers(for: arguments)
+    }
+}
