@@ -8,10 +8,11 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 VENV := .venv
+VENV_1X := .venv-1x
 CONFIG ?=
 ARGS ?=
 
-.PHONY: run test unit interop lint format bench dist system-deps venv build build-release clean
+.PHONY: run test unit interop lint format bench dist system-deps venv venv-1x build build-release clean
 
 # System packages the build needs; installed only when missing (CI and fresh machines run as root).
 system-deps:
@@ -37,6 +38,14 @@ $(VENV)/.installed: Tests/interop/requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements.txt
 	touch $@
 
+# The official SDK 1.x, for the tests that drive the gateway with a 1.x host: a venv of its own, since 1.x and
+# 2.x share the `mcp` package name.
+venv-1x: $(VENV_1X)/.installed
+$(VENV_1X)/.installed: Tests/interop/requirements-1x.txt
+	$(PYTHON) -m venv $(VENV_1X) || { apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV_1X); }
+	$(VENV_1X)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements-1x.txt
+	touch $@
+
 # The format check, and the import rule of ARCHITECTURE.md (a target imports only lower layers).
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
@@ -50,7 +59,7 @@ unit: build
 	$(SWIFT) build --build-tests
 	.ci/deadline 600 $(SWIFT) test --skip-build
 
-interop: build venv
+interop: build venv venv-1x
 	YRDEN_BIN=$(CURDIR)/.build/debug/yrden $(VENV)/bin/python -m pytest Tests/interop -q
 
 test: lint unit interop

@@ -185,4 +185,42 @@ import YrdenTesting
         #expect(RequestStateSeal.digest(one) == RequestStateSeal.digest(other))
         #expect(RequestStateSeal.digest(one) != RequestStateSeal.digest(["a": 2, "b": ["c": true, "d": [1, 2]]]))
     }
+
+    @Test func aURLElicitationTheServerRequiresIsAskedAndTheRetryMakesTheCallAgain() async throws {
+        let channels = FakeUpstreams()
+        let calls = Recording<Int>()
+        channels["a"].handleTool("echo") { _ in
+            calls.append(1)
+            guard calls.elements.count > 2 else {
+                let required: JSONValue = [
+                    "elicitations": [
+                        ["mode": "url", "elicitationId": "e1", "url": "https://example.com/auth", "message": "sign in"]
+                    ]
+                ]
+                return .error(JSONRPCError(code: -32042, message: "URL elicitation required", data: required))
+            }
+            return .result(["structuredContent": ["ok": true]])
+        }
+        let running = RunningGateway([stdioSpec("a")], channels: channels)
+        #expect(await running.connected("a"))
+        // Without URL elicitation declared, the error is the client's to read, as it came.
+        let plain = await running.gateway.respondStateless(to: Self.call(id: 3, capabilities: [:]), related: nil)
+        #expect(refusal(plain)?.code == -32042)
+        let capabilities: JSONObject = ["elicitation": ["url": [:]]]
+        let first = await running.gateway.respondStateless(
+            to: Self.call(id: 1, capabilities: capabilities),
+            related: nil
+        )
+        let result = try first.outcome.get()
+        #expect(result["resultType"] == "input_required")
+        let ask = try #require(result["inputRequests"]?["url-1"])
+        #expect(ask["params"]?["url"] == "https://example.com/auth")
+        #expect(ask["params"]?["elicitationId"] == nil, "2026-07-28 has no elicitation id")
+        let state = try #require(result["requestState"])
+        let retry = Self.call(id: 2, retry: (state, ["url-1": ["action": "accept"]]), capabilities: capabilities)
+        let done = await running.gateway.respondStateless(to: retry, related: nil)
+        #expect(try done.outcome.get()["structuredContent"]?["ok"] == true)
+        #expect(calls.elements.count == 3, "made again")
+        await running.stop()
+    }
 }

@@ -92,6 +92,41 @@ import YrdenTesting
         await running.stop()
     }
 
+    @Test func aURLElicitationsCompletionReachesTheClientItWasRelayedTo() async throws {
+        let channels = FakeUpstreams()
+        channels["a"].handleTool("echo") { call in
+            let params: JSONValue = [
+                "mode": "url", "elicitationId": "e9", "url": "https://example.com", "message": "go",
+            ]
+            _ = await call.upstream.ask(MCPMethod.elicitationCreate, params: params)
+            return .result(["structuredContent": [:]])
+        }
+        let running = RunningGateway([stdioSpec("a")], channels: channels)
+        #expect(await running.connected("a"))
+        let asked = try await running.openSession(capabilities: ["elicitation": ["url": [:]]])
+        let other = try await running.openSession()
+        let askedStream = asked.openNotificationStream()
+        let otherStream = other.openNotificationStream()
+        let relayed = Recording<JSONRPCMessage>()
+        async let answer = running.call("a__echo", in: asked, related: { relayed.append($0) })
+        guard case .request(let request)? = await relayed.first(where: { $0.method == MCPMethod.elicitationCreate })
+        else {
+            Issue.record("the client was not asked")
+            return
+        }
+        #expect(request.params?["elicitationId"] == "e9")
+        let reply = JSONRPCResponse(id: request.id, result: ["action": "accept"])
+        _ = running.gateway.receive(.success(.response(reply)), rawID: request.id, session: asked)
+        _ = await answer
+        #expect(running["a"].notify(MCPMethod.elicitationComplete, params: ["elicitationId": "e9"]))
+        var iterator = askedStream.makeAsyncIterator()
+        #expect((await iterator.next())?.method == MCPMethod.elicitationComplete)
+        other.deliver(.notification(JSONRPCNotification(method: "test/marker")))
+        var otherIterator = otherStream.makeAsyncIterator()
+        #expect((await otherIterator.next())?.method == "test/marker", "the other client heard nothing")
+        await running.stop()
+    }
+
     @Test func theHandshakeAnnouncesTheClientAndIsAcknowledged() async throws {
         let channels = FakeUpstreams()
         channels["a"].change { $0.instructions = "Use a__echo to echo." }

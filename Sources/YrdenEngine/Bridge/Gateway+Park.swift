@@ -32,16 +32,21 @@ extension Gateway {
         let name = request.params?["name"]?.stringValue ?? request.params?["uri"]?.stringValue ?? ""
         let arguments = RequestStateSeal.digest(request.params?["arguments"])
         let principal = RequestStateSeal.digest(credential: context.principal)
-        let call: ParkedCall
+        var resumed: ParkedCall?
         if let state = request.params?["requestState"] {
             guard let token = state.stringValue, let claims = requestStates.open(token),
                 claims.method == request.method, claims.name == name, claims.arguments == arguments,
                 claims.principal == principal, claims.expires > Int(Date().timeIntervalSince1970),
                 let parked = parked.take(claims.park)
             else { throw Self.invalidRequestState }
-            call = parked
+            resumed = parked
+        }
+        let call: ParkedCall
+        if let resumed, !resumed.reissues {
+            call = resumed
             call.answer(request.params?["inputResponses"]?.objectValue ?? [:])
         } else {
+            // A new call, or (after a URL elicitation the server required) the same call made again.
             call = ParkedCall(capabilities: context.clientCapabilities)
             var options = options
             options.handle = call.handle
@@ -64,26 +69,51 @@ extension Gateway {
         } onCancel: {
             call.cancel("the client went away")
         }
+        var parking = call
+        let asks: JSONObject
         switch round {
         case .final(let outcome):
-            return outcome
-        case .asks(let asks):
-            guard let id = parked.park(call, for: lifetime) else {
-                call.cancel("too many calls wait for their clients")
-                throw .internalError("the gateway has \(ParkedCalls.limit) calls waiting for input already")
-            }
-            let claims = ParkClaims(
-                park: id,
-                method: request.method,
-                name: name,
-                arguments: arguments,
-                principal: principal,
-                expires: Int(Date().timeIntervalSince1970) + Int(lifetime.components.seconds)
-            )
-            return .success([
-                "resultType": "input_required", "inputRequests": .object(asks),
-                "requestState": .string(requestStates.seal(claims)),
-            ])
+            guard case .failure(let error) = outcome,
+                let elicitations = Self.urlElicitations(required: error, capabilities: context.clientCapabilities)
+            else { return outcome }
+            // 2025-11-25's -32042: the server needs URL elicitations before it can run the call at all. The
+            // client is asked for them; its retry makes the call again.
+            parking = ParkedCall(capabilities: context.clientCapabilities, reissues: true)
+            asks = elicitations
+        case .asks(let pending):
+            asks = pending
         }
+        guard let id = parked.park(parking, for: lifetime) else {
+            parking.cancel("too many calls wait for their clients")
+            throw .internalError("the gateway has \(ParkedCalls.limit) calls waiting for input already")
+        }
+        let claims = ParkClaims(
+            park: id,
+            method: request.method,
+            name: name,
+            arguments: arguments,
+            principal: principal,
+            expires: Int(Date().timeIntervalSince1970) + Int(lifetime.components.seconds)
+        )
+        return .success([
+            "resultType": "input_required", "inputRequests": .object(asks),
+            "requestState": .string(requestStates.seal(claims)),
+        ])
+    }
+
+    /// The URL elicitations a handshake-era server's -32042 requires, as 2026-07-28 input requests (no
+    /// `elicitationId`); `nil` for any other error, or for a client that did not declare URL elicitation.
+    static func urlElicitations(required error: JSONRPCError, capabilities: JSONObject) -> JSONObject? {
+        guard error.code == -32042, capabilities["elicitation"]?["url"] != nil,
+            let elicitations = error.data?["elicitations"]?.arrayValue, !elicitations.isEmpty
+        else { return nil }
+        var asks = JSONObject()
+        for (index, elicitation) in elicitations.enumerated() {
+            guard let url = elicitation["url"]?.stringValue else { return nil }
+            var params: JSONObject = ["mode": "url", "url": .string(url)]
+            params["message"] = elicitation["message"] ?? .string("")
+            asks["url-\(index + 1)"] = ["method": .string(MCPMethod.elicitationCreate), "params": .object(params)]
+        }
+        return asks
     }
 }

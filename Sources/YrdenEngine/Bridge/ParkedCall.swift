@@ -35,12 +35,16 @@ final class ParkedCall: Sendable {
     let handle = CallHandle()
     /// What the client declared for the request that started the call: what it may be asked.
     let capabilities: JSONObject
+    /// No call runs: the server refused it until URL elicitations are done (-32042), and the retry makes it
+    /// again.
+    let reissues: Bool
 
     /// Asks that arrive within this of the first one go to the client in the same round.
     static let gathering: Duration = .milliseconds(50)
 
-    init(capabilities: JSONObject) {
+    init(capabilities: JSONObject, reissues: Bool = false) {
         self.capabilities = capabilities
+        self.reissues = reissues
     }
 
     /// Runs the upstream call. Not a child of the request that started it: the call outlives that request

@@ -24,6 +24,8 @@ package final class DownstreamSession: Sendable {
         var ended = false
         /// What `logging/setLevel` asked for; `nil`: no log messages.
         var logLevel: LoggingLevel?
+        /// The URL elicitations relayed to the client, newest last, whose completion it is to hear of.
+        var elicitations: [String] = []
     }
 
     private let state = Mutex(State())
@@ -41,6 +43,26 @@ package final class DownstreamSession: Sendable {
     package var logLevel: LoggingLevel? {
         get { state.withLock { $0.logLevel } }
         set { state.withLock { $0.logLevel = newValue } }
+    }
+
+    /// URL elicitations remembered per session for their completion notice; older ones are forgotten.
+    static let maxElicitations = 64
+
+    /// Remembers a URL elicitation relayed to this client, so that its completion reaches it.
+    func noteElicitation(_ id: String) {
+        state.withLock { state in
+            state.elicitations.append(id)
+            if state.elicitations.count > Self.maxElicitations { state.elicitations.removeFirst() }
+        }
+    }
+
+    /// Whether `id` is a URL elicitation relayed to this client; it is forgotten once asked about.
+    func takeElicitation(_ id: String) -> Bool {
+        state.withLock { state in
+            guard let index = state.elicitations.firstIndex(of: id) else { return false }
+            state.elicitations.remove(at: index)
+            return true
+        }
     }
 
     /// Whether the session ended (DELETE, expiry, the gateway stopping).

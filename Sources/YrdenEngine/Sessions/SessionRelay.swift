@@ -29,6 +29,9 @@ struct SessionRelay: ServerRequestRelay {
             )
         }
         if let refusal = Self.refusal(of: request, capabilities: capabilities) { return .failure(refusal) }
+        if request.method == MCPMethod.elicitationCreate, let id = request.params?["elicitationId"]?.stringValue {
+            session.noteElicitation(id)  // its `notifications/elicitation/complete` is this client's
+        }
         return await session.asks.ask(request.method, params: request.params, timeout: timeout, send: send)
     }
 
@@ -66,4 +69,15 @@ extension DownstreamSession {
     /// Whether a call of this client may need a stream of its own: to carry what an upstream asks it, or
     /// the log messages it asked for.
     package var streamsCalls: Bool { acceptsRelayedRequests || logLevel != nil }
+}
+
+extension Gateway {
+    /// A handshake-era upstream's `notifications/elicitation/complete`: to the client the URL elicitation
+    /// was relayed to (none when it went to a 2026-07-28 client, whose era has no such notice).
+    func relayElicitationComplete(_ notification: JSONRPCNotification) {
+        guard let id = notification.params?["elicitationId"]?.stringValue else { return }
+        for session in sessions.all() where session.takeElicitation(id) {
+            session.deliver(.notification(notification))
+        }
+    }
 }

@@ -117,6 +117,8 @@ extension UpstreamConnection {
                 return error
             case .notification(let notification) where notification.method == MCPMethod.message:
                 gateway.relayLog(notification.params ?? [:], from: spec.id)
+            case .notification(let notification) where notification.method == MCPMethod.elicitationComplete:
+                gateway.relayElicitationComplete(notification)
             case .notification(let notification) where notification.method == MCPMethod.resourcesUpdated:
                 gateway.relayResourceUpdated(notification.params ?? [:], from: spec.id)
             case .notification(let notification):

@@ -32,7 +32,8 @@ struct ListenSubscription: Sendable {
         wanted = Set(kinds.map(\.method) + (followed.isEmpty ? [] : [MCPMethod.resourcesUpdated]))
         var honored = JSONObject()
         for kind in kinds { honored[kind.field] = true }
-        if requested["resourceSubscriptions"] != nil {
+        // What cannot be followed is left out of the honoured set, as the spec asks of unsupported kinds.
+        if !followed.isEmpty {
             honored["resourceSubscriptions"] = .array(followed.map { .string($0) })
         }
         let stamp: JSONValue = [ModernEnvelope.subscriptionIDKey: call.id.json]
