@@ -100,3 +100,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]):
         if len(text) > LOG_TAIL_CHARS:
             text = "[...]\n" + text[-LOG_TAIL_CHARS:]
         report.sections.append((f"yrden log (pid {gw.pid}, {gw.log_path})", text or "(empty)"))
+
+
+@pytest.fixture
+def http_asking(tmp_path: Path) -> Iterator[str]:
+    """``servers/asking_server.py`` over Streamable HTTP: its MCP URL."""
+    with harness.asking_over_http(tmp_path / "asking.log") as url:
+        yield url

@@ -19,8 +19,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,6 +180,34 @@ def wait_until(predicate: Callable[[], Any], timeout: float, what: str = "condit
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
         time.sleep(interval)
+
+
+def listening(port: int) -> bool:
+    """Whether something accepts TCP connections on loopback ``port``."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
+
+
+@contextmanager
+def asking_over_http(log_path: Path) -> Iterator[str]:
+    """``servers/asking_server.py`` over Streamable HTTP on a free port, for the block: its MCP URL."""
+    port = free_port()
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            [PYTHON, str(ASKING_SERVER), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=clean_env()
+        )
+    try:
+        wait_until(lambda: listening(port), 20, "the asking server listening")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
 
 
 # ---------------------------------------------------------------------------

@@ -14,11 +14,10 @@ import subprocess
 import httpx2
 import pytest
 
-from harness import INTEROP_DIR, PYTHON, REPO_ROOT, SAMPLE_SERVER, await_until, clean_env
+from harness import ASKING_SERVER, INTEROP_DIR, PYTHON, REPO_ROOT, SAMPLE_SERVER, await_until, clean_env
 
 VENV_1X = REPO_ROOT / ".venv-1x" / "bin" / "python"
 CLIENT_1X = INTEROP_DIR / "clients" / "client_1x.py"
-ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
 
 
 @pytest.mark.skipif(not VENV_1X.exists(), reason="make test installs .venv-1x (requirements-1x.txt)")

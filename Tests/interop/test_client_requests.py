@@ -16,8 +16,6 @@ the SDK's ``Client`` with its callbacks.
 
 from __future__ import annotations
 
-import socket
-import subprocess
 from pathlib import Path
 
 import anyio
@@ -27,9 +25,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from harness import INTEROP_DIR, PYTHON, clean_env, free_port, mcp_session, text_of, wait_until, write_config
+from harness import ASKING_SERVER, PYTHON, clean_env, mcp_session, text_of, write_config
 
-ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
 TOOLS = {"asking__ask_name", "asking__ask_model", "asking__list_roots"}
 
 
@@ -101,50 +98,30 @@ async def test_a_client_that_did_not_declare_sampling_is_never_asked(gateway, mo
 
 
 @pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
-async def test_two_clients_each_answer_their_own_calls_over_http(gateway, tmp_path: Path, protocol):
-    port = free_port()
-    log = open(tmp_path / "asking.log", "ab")
-    upstream = subprocess.Popen(
-        [PYTHON, str(ASKING_SERVER), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=clean_env()
-    )
-    log.close()
-    try:
-        url = f"http://127.0.0.1:{port}/mcp"
-        wait_until(lambda: _listening(port), 20, "the asking server listening")
-        gw = gateway({"mcpServers": {"asking": {"url": url, "protocol": protocol}}})
+async def test_two_clients_each_answer_their_own_calls_over_http(gateway, http_asking, protocol):
+    gw = gateway({"mcpServers": {"asking": {"url": http_asking, "protocol": protocol}}})
 
-        def named(name: str):
-            async def answer(context, params: types.ElicitRequestParams) -> types.ElicitResult:
-                await anyio.sleep(0.5)  # both calls are in flight at once
-                return types.ElicitResult(action="accept", content={"name": name})
+    def named(name: str):
+        async def answer(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+            await anyio.sleep(0.5)  # both calls are in flight at once
+            return types.ElicitResult(action="accept", content={"name": name})
 
-            return answer
+        return answer
 
-        async with (
-            mcp_session(gw.url, mode="legacy", elicitation_callback=named("Ada"), label="ada") as ada,
-            mcp_session(gw.url, mode="legacy", elicitation_callback=named("Bob"), label="bob") as bob,
-        ):
-            await ada.wait_for_tools(TOOLS)
-            results: dict[str, str] = {}
+    async with (
+        mcp_session(gw.url, mode="legacy", elicitation_callback=named("Ada"), label="ada") as ada,
+        mcp_session(gw.url, mode="legacy", elicitation_callback=named("Bob"), label="bob") as bob,
+    ):
+        await ada.wait_for_tools(TOOLS)
+        results: dict[str, str] = {}
 
-            async def run(label: str, session) -> None:
-                results[label] = text_of(await call(session, "asking__ask_name"))
+        async def run(label: str, session) -> None:
+            results[label] = text_of(await call(session, "asking__ask_name"))
 
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(run, "ada", ada)
-                tg.start_soon(run, "bob", bob)
-            assert results == {"ada": "Hello, Ada!", "bob": "Hello, Bob!"}
-    finally:
-        upstream.kill()
-        upstream.wait(timeout=10)
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run, "ada", ada)
+            tg.start_soon(run, "bob", bob)
+        assert results == {"ada": "Hello, Ada!", "bob": "Hello, Bob!"}
 
 
 @pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])

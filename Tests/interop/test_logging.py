@@ -7,39 +7,11 @@ debug, an info and a warning line) over stdio and Streamable HTTP, in either era
 
 from __future__ import annotations
 
-import socket
-import subprocess
-from pathlib import Path
-
 import anyio
 import mcp_types as types
 import pytest
 
-from harness import INTEROP_DIR, PYTHON, clean_env, free_port, mcp_session, text_of, wait_until
-
-ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def http_asking(tmp_path: Path):
-    port = free_port()
-    log = open(tmp_path / "asking.log", "ab")
-    proc = subprocess.Popen(
-        [PYTHON, str(ASKING_SERVER), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=clean_env()
-    )
-    log.close()
-    wait_until(lambda: _listening(port), 20, "the asking server listening")
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.kill()
-    proc.wait(timeout=10)
+from harness import ASKING_SERVER, PYTHON, mcp_session, text_of
 
 
 def entry(transport: str, url: str | None, protocol: str) -> dict:

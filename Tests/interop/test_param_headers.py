@@ -9,40 +9,12 @@ such an upstream's list a tool whose annotation is invalid (it could not send it
 
 from __future__ import annotations
 
-import socket
-import subprocess
-from pathlib import Path
-
 import anyio
 import httpx2
 import pytest
 
-from harness import INTEROP_DIR, PYTHON, answer_to, clean_env, free_port, mcp_session, raw_mcp, text_of, wait_until
+from harness import ASKING_SERVER, PYTHON, answer_to, mcp_session, raw_mcp, text_of
 from test_stateless_era import headers, modern
-
-ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
-
-
-def _listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def http_asking(tmp_path: Path):
-    port = free_port()
-    log = open(tmp_path / "asking.log", "ab")
-    proc = subprocess.Popen(
-        [PYTHON, str(ASKING_SERVER), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=clean_env()
-    )
-    log.close()
-    wait_until(lambda: _listening(port), 20, "the asking server listening")
-    yield f"http://127.0.0.1:{port}/mcp"
-    proc.kill()
-    proc.wait(timeout=10)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -12,9 +12,8 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from harness import INTEROP_DIR, PYTHON, await_until, mcp_session, text_of
+from harness import ASKING_SERVER, PYTHON, await_until, mcp_session, text_of
 
-ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
 PAD = "note://pad"
 
 

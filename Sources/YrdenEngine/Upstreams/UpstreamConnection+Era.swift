@@ -36,11 +36,7 @@ extension UpstreamConnection {
             }
         case .auto:
             if !lastSeenInHandshakeEra, let modern = try await probe(client) { return modern }
-            switch try await client.handshake(
-                clientInfo: Gateway.clientInfo,
-                capabilities: Gateway.upstreamClientCapabilities,
-                timeout: spec.timeouts.connect
-            ) {
+            switch try await initializeExchange(client) {
             case .connected(let handshake):
                 return handshake
             case .modernOnly(let refusal):
@@ -68,11 +64,7 @@ extension UpstreamConnection {
 
     /// `initialize`, with a server that answers as a 2026-07-28 one told apart from other refusals.
     private func initialize(_ client: UpstreamClient) async throws(UpstreamError) -> UpstreamHandshake {
-        switch try await client.handshake(
-            clientInfo: Gateway.clientInfo,
-            capabilities: Gateway.upstreamClientCapabilities,
-            timeout: spec.timeouts.connect
-        ) {
+        switch try await initializeExchange(client) {
         case .connected(let handshake):
             return handshake
         case .modernOnly:
@@ -81,6 +73,15 @@ extension UpstreamConnection {
                 "the server speaks only MCP 2026-07-28 and refused initialize; set \"protocol\" to \"auto\" or \"2026-07-28\""
             )
         }
+    }
+
+    /// The `initialize` exchange with the gateway's identity and capabilities.
+    private func initializeExchange(_ client: UpstreamClient) async throws(UpstreamError) -> HandshakeOutcome {
+        try await client.handshake(
+            clientInfo: Gateway.clientInfo,
+            capabilities: Gateway.upstreamClientCapabilities,
+            timeout: spec.timeouts.connect
+        )
     }
 
     /// Whether the last connection to this server was of the handshake era: the era is cached per server.

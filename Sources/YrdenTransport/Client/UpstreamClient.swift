@@ -35,19 +35,20 @@ package final class UpstreamClient: Sendable {
         let events = UpstreamEvents(log: log, onShed: onShed)
         let replies = ChannelSlot()
         let relaying = RelayCount()
+        let receive = { @Sendable (frame: [UInt8], related: Int?) in
+            Self.receive(
+                frame,
+                relatedTo: related,
+                pending: pending,
+                events: events,
+                replyChannel: replies,
+                relaying: relaying,
+                time: time,
+                log: log
+            )
+        }
         let handler = UpstreamChannelHandler(
-            frame: { frame in
-                Self.receive(
-                    frame,
-                    relatedTo: nil,
-                    pending: pending,
-                    events: events,
-                    replyChannel: replies,
-                    relaying: relaying,
-                    time: time,
-                    log: log
-                )
-            },
+            frame: { frame in receive(frame, nil) },
             requestFailed: { id, error in
                 if case .int(let id) = id { pending.fail(id, with: error) }
             },
@@ -59,16 +60,7 @@ package final class UpstreamClient: Sendable {
             log: log,
             relatedFrame: { frame, id in
                 guard case .int(let related) = id else { return }
-                Self.receive(
-                    frame,
-                    relatedTo: related,
-                    pending: pending,
-                    events: events,
-                    replyChannel: replies,
-                    relaying: relaying,
-                    time: time,
-                    log: log
-                )
+                receive(frame, related)
             }
         )
         let channel = try open(handler)

@@ -3,6 +3,50 @@ import NIOCore
 import NIOHTTP1
 
 extension HTTPConnection {
+    /// What one attempt to open a long-lived stream (the GET stream, a listen POST) came to.
+    enum StreamOpening {
+        /// An answer other than a refused credential: the caller reads its status.
+        case opened(HTTPClientResponse)
+        /// Try again now: the authorizer has another credential, or the server was unreachable and the
+        /// pause before the next attempt is over.
+        case retry
+        /// The channel was reported closed (credentials refused, the server gone), or the task cancelled.
+        case stop
+    }
+
+    /// Sends `request` signed and without a deadline (the connect timeout still applies). A server that
+    /// cannot be reached is retried after ``retryDelays`` and, past them, reports the channel closed: this
+    /// is what notices a server that went away while no call was in flight. A 401/403 is retried once the
+    /// authorizer has another credential, and closes the channel otherwise.
+    func openStream(_ request: HTTPClientRequest, unreachable: inout Int) async -> StreamOpening {
+        var request = request
+        let credential: String?
+        do { credential = try await authorize(&request) } catch {
+            reportClosed(error)
+            return .stop
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, deadline: .distantFuture)
+            unreachable = 0
+        } catch {
+            if Task.isCancelled { return .stop }
+            unreachable += 1
+            guard unreachable <= Self.retryDelays.count else {
+                reportClosed(Self.networkError(error))
+                return .stop
+            }
+            try? await Task.sleep(for: Self.retryDelays[unreachable - 1])
+            return .retry
+        }
+        let status = Int(response.status.code)
+        guard status == 401 || status == 403 else { return .opened(response) }
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        if await reauthorize(after: response, credential: credential) { return .retry }
+        reportClosed(await Self.statusError(response))
+        return .stop
+    }
+
     /// Waits before reopening a GET stream that ended: the server's `retry:` when it sent one, else this,
     /// doubling after each refusal up to ``maxListenDelay``.
     static let listenDelay: Duration = .milliseconds(500)
@@ -23,33 +67,13 @@ extension HTTPConnection {
             var request = makeRequest(method: .GET, accept: "text/event-stream")
             if let lastEventID { request.headers.replaceOrAdd(name: "Last-Event-ID", value: lastEventID) }
             let sentSession = request.headers.first(name: Self.sessionHeader)
-            let credential: String?
-            do { credential = try await authorize(&request) } catch {
-                reportClosed(error)
-                return
-            }
             let response: HTTPClientResponse
-            do {
-                // No deadline: the stream is meant to stay open; the connect timeout still applies.
-                response = try await client.execute(request, deadline: .distantFuture)
-                unreachable = 0
-            } catch {
-                if Task.isCancelled { return }
-                unreachable += 1
-                guard unreachable <= Self.retryDelays.count else {
-                    reportClosed(Self.networkError(error))
-                    return
-                }
-                try? await Task.sleep(for: Self.retryDelays[unreachable - 1])
-                continue
+            switch await openStream(request, unreachable: &unreachable) {
+            case .opened(let opened): response = opened
+            case .retry: continue
+            case .stop: return
             }
             let status = Int(response.status.code)
-            if status == 401 || status == 403 {
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                if await reauthorize(after: response, credential: credential) { continue }
-                reportClosed(await Self.statusError(response))
-                return
-            }
             let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
             switch status {
             case 405:

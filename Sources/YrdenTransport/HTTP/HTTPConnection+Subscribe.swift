@@ -18,33 +18,13 @@ extension HTTPConnection {
             var request = makeRequest(method: .POST, accept: "application/json, text/event-stream", for: frame)
             request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
             request.body = .bytes(frame.bytes)
-            let credential: String?
-            do { credential = try await authorize(&request) } catch {
-                reportClosed(error)
-                return
-            }
             let response: HTTPClientResponse
-            do {
-                // No deadline: the stream is meant to stay open; the connect timeout still applies.
-                response = try await client.execute(request, deadline: .distantFuture)
-                unreachable = 0
-            } catch {
-                if Task.isCancelled { return }
-                unreachable += 1
-                guard unreachable <= Self.retryDelays.count else {
-                    reportClosed(Self.networkError(error))
-                    return
-                }
-                try? await Task.sleep(for: Self.retryDelays[unreachable - 1])
-                continue
+            switch await openStream(request, unreachable: &unreachable) {
+            case .opened(let opened): response = opened
+            case .retry: continue
+            case .stop: return
             }
             let status = Int(response.status.code)
-            if status == 401 || status == 403 {
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                if await reauthorize(after: response, credential: credential) { continue }
-                reportClosed(await Self.statusError(response))
-                return
-            }
             if (200..<300).contains(status) {
                 refusals = 0
                 do {
