@@ -54,6 +54,9 @@ extension Gateway {
         )
     }
 
+    /// The stream of a 2026-07-28 client's relay, which never sends (it only refuses).
+    static let sendsNothing: RelatedMessageSink = { _ in }
+
     /// Sends the request to `server` under a fresh upstream id and maps the answer back. Progress for it is
     /// relayed to the context's sink with the client's own token; the client's cancellation reaches the
     /// upstream through the context's call handle.
@@ -83,12 +86,15 @@ extension Gateway {
         }
         let timeouts = link.spec.timeouts
         let timeout = isToolCall ? timeouts.toolCall : timeouts.request
-        // What the upstream asks during the call goes to this client, on the call's own stream.
-        let relay = context.related.map {
-            SessionRelay(
+        // What the upstream asks during the call goes to this client, on the call's own stream. A 2026-07-28
+        // client's relay only refuses (with the reason), so it has one with or without a stream.
+        let isModern = context.session.protocolVersion == ProtocolVersion.modern
+        var relay: SessionRelay?
+        if let send = context.related ?? (isModern ? Self.sendsNothing : nil) {
+            relay = SessionRelay(
                 session: context.session,
                 capabilities: context.clientCapabilities,
-                send: $0,
+                send: send,
                 timeout: timeouts.toolCall
             )
         }
@@ -102,8 +108,7 @@ extension Gateway {
                 ? nil
                 : Self.upstreamCapabilities(
                     // A 2026-07-28 client is asked through the result; a handshake-era one only on a stream.
-                    for: context.session.protocolVersion == ProtocolVersion.modern || relay != nil
-                        ? context.clientCapabilities : [:]
+                    for: isModern || relay != nil ? context.clientCapabilities : [:]
                 )
         )
         options.headers = headers
@@ -115,8 +120,11 @@ extension Gateway {
                 related(.notification(message))
             }
         }
-        if context.session.protocolVersion == ProtocolVersion.modern, client.modernStamp == nil,
-            Self.parkableMethods.contains(request.method)
+        // A 2026-07-28 client that can be asked something, of a handshake-era upstream that may ask: the call
+        // runs parked (a task of its own) so that it can outlive an `input_required` answer. A client that
+        // declared nothing to be asked takes the direct path: whatever the upstream asks is refused alike.
+        if isModern, client.modernStamp == nil, Self.parkableMethods.contains(request.method),
+            SessionRelay.capabilities.contains(where: { context.clientCapabilities[$0] != nil })
         {
             return try await forwardParking(
                 request,
@@ -132,7 +140,7 @@ extension Gateway {
         do {
             var answer = try await client.request(request.method, params: .object(forwarded), options: options)
             GatewayMetrics.recordRequest(server: server, method: request.method, duration: .now - started, failure: nil)
-            if context.session.protocolVersion != ProtocolVersion.modern {
+            if !isModern {
                 // A 2026-07-28 server asks for input in its result; a handshake-era client is asked for real.
                 answer = try await InputRequiredBridge(client: client, relay: relay, server: server)
                     .resolve(answer, method: request.method, params: forwarded, options: options)

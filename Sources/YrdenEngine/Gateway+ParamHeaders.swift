@@ -4,9 +4,9 @@ import YrdenProtocol
 /// `tools/call` by the tool's public name, and computed anew for a 2026-07-28 HTTP upstream from the
 /// upstream's own schema (the annotations are kept on re-exposed tools, so both are the same schema).
 extension Gateway {
-    /// The input schema of a tool as its server lists it.
-    func inputSchema(of route: Route, in snapshot: Snapshot) -> JSONValue? {
-        snapshot.links[route.server]?.catalog?.tools.first { $0["name"]?.stringValue == route.name }?["inputSchema"]
+    /// The `x-mcp-header` annotations of a tool as its server lists it; `nil` for a tool without any.
+    func paramHeaders(of route: Route, in snapshot: Snapshot) -> ParamHeaders? {
+        snapshot.links[route.server]?.catalog?.paramHeaders[route.name]
     }
 
     /// -32020 when a client's `tools/call` comes with `Mcp-Param-*` headers that do not match its arguments
@@ -15,9 +15,7 @@ extension Gateway {
     package func paramHeaderMismatch(_ call: JSONRPCRequest, header: (String) -> [String]) -> JSONRPCError? {
         guard call.method == MCPMethod.toolsCall, let name = call.params?["name"]?.stringValue else { return nil }
         let snapshot = self.snapshot
-        guard let route = snapshot.catalog.routeTool(name),
-            case .success(let annotations) = ParamHeaders.read(inputSchema(of: route, in: snapshot)),
-            !annotations.isEmpty,
+        guard let route = snapshot.catalog.routeTool(name), let annotations = paramHeaders(of: route, in: snapshot),
             let detail = annotations.mismatch(arguments: call.params?["arguments"], header: header)
         else { return nil }
         return .headerMismatch(detail)
@@ -26,9 +24,6 @@ extension Gateway {
     /// The `Mcp-Param-*` headers of a `tools/call` of `route` with `arguments`, for a 2026-07-28 upstream.
     func paramHeaders(of route: Route, arguments: JSONValue?, in snapshot: Snapshot) -> [(name: String, value: String)]
     {
-        guard case .success(let annotations) = ParamHeaders.read(inputSchema(of: route, in: snapshot)) else {
-            return []
-        }
-        return annotations.headers(for: arguments)
+        paramHeaders(of: route, in: snapshot)?.headers(for: arguments) ?? []
     }
 }

@@ -6,7 +6,12 @@ import YrdenProtocol
 /// the gateway's lock: the aggregate then tells whether a list changed by comparing digests, however large
 /// the items (a schema of megabytes), instead of comparing the items themselves.
 package struct ServerCatalog: Sendable, Hashable {
-    package var tools: [JSONObject] = [] { didSet { toolDigests = Self.digests(tools) } }
+    package var tools: [JSONObject] = [] {
+        didSet {
+            toolDigests = Self.digests(tools)
+            paramHeaders = Self.paramHeaders(tools)
+        }
+    }
     package var prompts: [JSONObject] = [] { didSet { promptDigests = Self.digests(prompts) } }
     package var resources: [JSONObject] = [] { didSet { resourceDigests = Self.digests(resources) } }
     package var resourceTemplates: [JSONObject] = [] {
@@ -16,6 +21,9 @@ package struct ServerCatalog: Sendable, Hashable {
     private var promptDigests: [Int] = []
     private var resourceDigests: [Int] = []
     private var resourceTemplateDigests: [Int] = []
+    /// The valid `x-mcp-header` annotations of the tools that have some, by tool name: read once per list,
+    /// so a call looks them up instead of walking a schema.
+    package private(set) var paramHeaders: [String: ParamHeaders] = [:]
 
     package init(
         tools: [JSONObject] = [],
@@ -28,6 +36,7 @@ package struct ServerCatalog: Sendable, Hashable {
         self.resources = resources
         self.resourceTemplates = resourceTemplates
         toolDigests = Self.digests(tools)
+        paramHeaders = Self.paramHeaders(tools)
         promptDigests = Self.digests(prompts)
         resourceDigests = Self.digests(resources)
         resourceTemplateDigests = Self.digests(resourceTemplates)
@@ -36,6 +45,18 @@ package struct ServerCatalog: Sendable, Hashable {
     /// One hash per item, in list order (hash values are seeded per process, so they are compared only
     /// within one run).
     private static func digests(_ items: [JSONObject]) -> [Int] { items.map(\.hashValue) }
+
+    private static func paramHeaders(_ tools: [JSONObject]) -> [String: ParamHeaders] {
+        var annotated: [String: ParamHeaders] = [:]
+        for tool in tools {
+            guard let name = tool["name"]?.stringValue,
+                case .success(let headers) = ParamHeaders.read(tool["inputSchema"]),
+                !headers.isEmpty
+            else { continue }
+            annotated[name] = headers
+        }
+        return annotated
+    }
 
     /// The digests of one kind's items, parallel to `self[kind]`.
     package func digests(_ kind: Kind) -> [Int] {

@@ -18,17 +18,18 @@ struct SessionRelay: ServerRequestRelay {
     static let capabilities = ["sampling", "elicitation", "roots"]
 
     func relay(_ request: JSONRPCRequest) async -> Result<JSONValue, JSONRPCError> {
+        if let refusal = Self.refusal(of: request, capabilities: capabilities) { return .failure(refusal) }
         guard session.protocolVersion != ProtocolVersion.modern else {
-            // That era has no server-to-client requests: it would need `input_required`, not built yet.
+            // That era has no server-to-client requests: a call whose client can be asked something runs parked
+            // behind `input_required` (``Gateway/forwardParking``); what reaches here cannot be.
             return .failure(
                 JSONRPCError(
                     code: -32603,
                     message:
-                        "The client speaks MCP 2026-07-28, which takes no requests; the gateway cannot relay \(request.method) to it yet"
+                        "The client speaks MCP 2026-07-28, which takes no requests; \(request.method) cannot be relayed to it here"
                 )
             )
         }
-        if let refusal = Self.refusal(of: request, capabilities: capabilities) { return .failure(refusal) }
         if request.method == MCPMethod.elicitationCreate, let id = request.params?["elicitationId"]?.stringValue {
             session.noteElicitation(id)  // its `notifications/elicitation/complete` is this client's
         }
