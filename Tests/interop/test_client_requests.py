@@ -31,8 +31,23 @@ TOOLS = {"asking__ask_name", "asking__ask_model", "asking__list_roots"}
 
 
 # (client mode, upstream protocol): the four cells of the translation table.
-CELLS = [("legacy", "2025-11-25"), ("legacy", "2026-07-28"), ("auto", "2025-11-25"), ("auto", "2026-07-28")]
-CELL_IDS = ["handshake-handshake", "handshake-modern", "modern-handshake", "modern-modern"]
+# "2026-07-28" as the mode pins the client to that era without a probe.
+CELLS = [
+    ("legacy", "2025-11-25"),
+    ("legacy", "2026-07-28"),
+    ("auto", "2025-11-25"),
+    ("auto", "2026-07-28"),
+    ("2026-07-28", "2025-11-25"),
+    ("2026-07-28", "2026-07-28"),
+]
+CELL_IDS = [
+    "handshake-handshake",
+    "handshake-modern",
+    "modern-handshake",
+    "modern-modern",
+    "pinned-modern-handshake",
+    "pinned-modern-modern",
+]
 
 
 def stdio_config(protocol: str = "2025-11-25") -> dict:
@@ -150,3 +165,26 @@ async def test_a_declined_elicitation_reaches_the_server_as_declined(gateway, an
     async with mcp_session(gw.url, mode=mode, elicitation_callback=refuse) as s:
         await s.wait_for_tools(TOOLS)
         assert text_of(await call(s, "asking__ask_name")) == f"no name ({answer})"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_url_elicitation_reaches_the_client_in_its_eras_shape(gateway, mode):
+    """A handshake-era upstream's URL elicitation: a handshake client gets it with its `elicitationId` and
+    hears `notifications/elicitation/complete`; a 2026-07-28 client gets it in an `input_required` round,
+    without an id (that era has no completion notice)."""
+    gw = gateway(stdio_config("2025-11-25"))
+    asked: list[types.ElicitRequestParams] = []
+
+    async def visit(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action="accept")
+
+    async with mcp_session(gw.url, mode=mode, subscribe=True, elicitation_callback=visit) as s:
+        await s.wait_for_tools({"asking__ask_url"})
+        assert text_of(await call(s, "asking__ask_url")) == "url accept"
+        assert [(p.mode, str(p.url)) for p in asked] == [("url", "https://example.com/auth")]
+        if mode == "legacy":
+            assert asked[0].elicitation_id == "auth-1"
+            await s.wait_for_notification("notifications/elicitation/complete", timeout=10)
+        else:
+            assert getattr(asked[0], "elicitation_id", None) in (None, "")

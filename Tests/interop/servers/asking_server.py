@@ -7,6 +7,8 @@ handshake era (``initialize``) the server sends real requests mid-call; in 2026-
 - ``ask_name()``: form elicitation of a name, then a greeting (or what the user did instead);
 - ``ask_model(prompt)``: sampling, answered with what the client's model said;
 - ``list_roots()``: the client's roots, as URIs separated by spaces;
+- ``ask_url()``: a URL elicitation (handshake era: a request with ``elicitationId`` ``auth-1``, then
+  ``notifications/elicitation/complete`` once accepted), answered with what the user did;
 - ``touch(uri)``: says the resource ``uri`` changed to whoever follows it (``resources/subscribe`` in the
   handshake era, a listen filter in 2026-07-28; resources ``note://pad`` and ``note://pad/line``);
 - ``where(region, count)``: both arguments marked ``x-mcp-header`` (``Region``, ``Count``); answers with them
@@ -83,6 +85,14 @@ async def log_lines(ctx: Context) -> str:
     for level in ("debug", "info", "warning"):
         await ctx.log(level, f"{level} line", logger_name="lines")
     return "logged"
+
+
+@server.tool(description="Ask the user to visit a URL (URL elicitation), then say the visit is complete.")
+async def ask_url(ctx: Context) -> str:
+    answer = await ctx.elicit_url("Sign in to the example service", "https://example.com/auth", "auth-1")
+    if answer.action == "accept":
+        await ctx.session.send_elicit_complete("auth-1")
+    return f"url {answer.action}"
 
 
 SUBSCRIBED: set[str] = set()
