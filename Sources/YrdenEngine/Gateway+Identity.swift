@@ -17,8 +17,9 @@ extension Gateway {
         "roots": [:],
     ]
 
-    /// What the gateway tells 2026-07-28 upstreams: the UI extension only, since their requests for input
-    /// come back as `input_required` results, which are not yet turned into requests to clients.
+    /// What the gateway tells 2026-07-28 upstreams on its own requests (the probe, lists, liveness): the UI
+    /// extension only. A client's request carries that client's own capabilities instead
+    /// (``upstreamCapabilities(for:)``).
     static let modernUpstreamCapabilities: JSONObject = [
         "extensions": ["io.modelcontextprotocol/ui": ["mimeTypes": ["text/html;profile=mcp-app"]]]
     ]
