@@ -95,32 +95,6 @@ final class HTTPConnection: Sendable {
         }
     }
 
-    /// Runs a 2026-07-28 request in a task of its own, so that cancelling it closes its stream. A listen
-    /// replaces the one held before: its filter changed.
-    private func startModern(_ frame: OutboundFrame) {
-        guard let id = frame.id else { return }
-        let isListen = frame.method == MCPMethod.subscriptionsListen
-        // Owned by the channel: registered until it ends, cancelled by a cancellation or by `run` ending.
-        let task = Task {
-            if isListen { await self.subscribe(frame) } else { await self.post(frame) }
-            _ = self.state.withLock { $0.modernRequests.removeValue(forKey: id) }
-        }
-        let replaced = state.withLock { state -> Task<Void, Never>? in
-            state.modernRequests[id] = task
-            guard isListen else { return nil }
-            defer { state.listenID = id }
-            return state.listenID.flatMap { $0 == id ? nil : state.modernRequests.removeValue(forKey: $0) }
-        }
-        replaced?.cancel()
-    }
-
-    /// Cancels the 2026-07-28 request `id` by closing its stream; false when it is not one in flight.
-    private func cancelModern(_ id: JSONRPCID) -> Bool {
-        guard let task = state.withLock({ $0.modernRequests.removeValue(forKey: id) }) else { return false }
-        task.cancel()
-        return true
-    }
-
     // MARK: - POST
 
     /// What one POST came to.
@@ -136,7 +110,7 @@ final class HTTPConnection: Sendable {
     /// Delivers one frame, retrying where that is safe: a network error or a 5xx for an idempotent request,
     /// with backoff; any message the server refused because its session expired (it was not processed),
     /// once the session is renewed. A 4xx is final, and a tool call whose POST went out is never repeated.
-    private func post(_ frame: OutboundFrame) async {
+    func post(_ frame: OutboundFrame) async {
         var attempt = 0
         var renewed = false
         var reauthorized = false
@@ -363,27 +337,6 @@ final class HTTPConnection: Sendable {
             "the server answered HTTP \(status) \(response.status.reasonPhrase)\(detail)",
             httpStatus: status
         )
-    }
-
-    /// A 4xx that a 2026-07-28 server sends with a JSON-RPC error; never 401 or 403, which are the
-    /// authorizer's to answer.
-    static func mayCarryAnswer(_ status: Int) -> Bool {
-        (400..<500).contains(status) && status != 401 && status != 403
-    }
-
-    /// The body of a refusal when it is a JSON-RPC error response (bounded); `nil` for anything else.
-    static func errorAnswer(_ response: HTTPClientResponse) async -> [UInt8]? {
-        let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json"),
-            let body = try? await response.body.collect(upTo: 64 * 1024)
-        else { return nil }
-        let bytes = Array(body.readableBytesView)
-        guard let message = try? JSONValue.parse(bytes), message["error"]?["code"]?.intValue != nil else { return nil }
-        return bytes
-    }
-
-    static func statusFailure(_ status: Int) -> UpstreamError {
-        UpstreamError(.http, "the server answered HTTP \(status) with an error for another request", httpStatus: status)
     }
 
     /// A request that never got an HTTP answer: refused, reset, timed out.
