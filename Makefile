@@ -48,11 +48,11 @@ $(VENV_1X)/.installed: Tests/interop/requirements-1x.txt
 
 # The format check, and the import rule of ARCHITECTURE.md (a target imports only lower layers).
 lint:
-	$(SWIFT) format lint --strict --recursive --parallel Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Plugins Sources Tests
 	.ci/check-layers
 
 format:
-	$(SWIFT) format format --in-place --recursive --parallel Package.swift Sources Tests
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift Plugins Sources Tests
 
 # A hung test ends the run after 10 minutes with the name of what hung, rather than holding CI for its limit.
 unit: build

@@ -49,6 +49,13 @@ let package = Package(
         .target(name: "YrdenExecution", swiftSettings: strict),
         /// Atomic file writes and secret files (0600, AES-GCM when YRDEN_SECRET_KEY is set); knows nothing of MCP.
         .target(name: "YrdenStorage", dependencies: [crypto], swiftSettings: strict),
+        /// The web console's static files, embedded in the binary at build time.
+        .target(
+            name: "YrdenConsole",
+            exclude: ["www"],
+            swiftSettings: strict,
+            plugins: ["EmbedConsoleFiles"]
+        ),
 
         // Layer 1: one concern each, unaware of the others.
         .target(name: "YrdenConfig", dependencies: ["YrdenProtocol"], swiftSettings: strict),
@@ -101,7 +108,7 @@ let package = Package(
             name: "YrdenFront",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenControl", "YrdenHTTPServer",
-                "YrdenLineIO", log, prometheus,
+                "YrdenLineIO", "YrdenConsole", log, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -126,6 +133,10 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Build tooling: embeds the console's files (see YrdenConsole).
+        .executableTarget(name: "ConsoleFileEmbedder", path: "Plugins/ConsoleFileEmbedder"),
+        .plugin(name: "EmbedConsoleFiles", capability: .buildTool(), dependencies: ["ConsoleFileEmbedder"]),
+
         .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenExecutionTests", dependencies: ["YrdenExecution"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig"], swiftSettings: strict),
@@ -143,7 +154,7 @@ let package = Package(
             dependencies: ["YrdenTransport", "YrdenProtocol", "YrdenTesting"],
             swiftSettings: strict
         ),
-        .testTarget(name: "YrdenFrontTests", dependencies: ["YrdenFront"], swiftSettings: strict),
+        .testTarget(name: "YrdenFrontTests", dependencies: ["YrdenFront", "YrdenConsole"], swiftSettings: strict),
         .testTarget(name: "YrdenDemoServerTests", dependencies: ["YrdenDemoServer"], swiftSettings: strict),
         .testTarget(
             name: "YrdenEngineTests",

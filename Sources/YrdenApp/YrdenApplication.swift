@@ -78,12 +78,23 @@ package struct YrdenApplication: Sendable {
             gateway: gateway,
             logger: logger
         )
+        // The apps sandbox binds first, so the console can name its origin; it learns the console's port in turn
+        // before it serves anything.
+        let consolePort = PortNumber()
+        let sandbox = try config.gateway.appsSandbox.map { address in
+            try HTTPServer(
+                configuration: HTTPServerConfiguration(host: address.host, port: address.port, maxBodyBytes: 16 << 10),
+                logger: logger,
+                handler: FrontRouter.appsSandboxHandler(settings: config.gateway, consolePort: consolePort.get)
+            )
+        }
         let router = FrontRouter(
             gateway: gateway,
             store: store,
             signIns: SignInControl(gateway: gateway, credentials: credentials),
             settings: config.gateway,
             metrics: metrics,
+            appsSandboxPort: sandbox?.port,
             logger: logger
         )
         // Every connection is a descriptor: the default soft limit would let one client's slow connections fill it.
@@ -99,11 +110,14 @@ package struct YrdenApplication: Sendable {
             logger: logger,
             handler: { await router.handle($0) }
         )
+        consolePort.set(server.port)
         logger.info(
             "yrden listening",
             metadata: [
                 "url": "http://\(Self.hostForURL(config.gateway.listenHost)):\(server.port)/mcp",
                 "servers": "\(config.servers.count)",
+                "console":
+                    "\(config.gateway.console ? "http://\(Self.hostForURL(config.gateway.listenHost)):\(server.port)/" : "off")",
             ]
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -111,6 +125,9 @@ package struct YrdenApplication: Sendable {
             .init(service: ConfigReloadService(store: store, logger: logger)),
             .init(service: server),
         ]
+        if let sandbox {
+            services.append(.init(service: sandbox))
+        }
         if let callback = config.gateway.oauthCallback {
             // Only the OAuth callback is served there: the MCP endpoint and the admin API stay on the main listener.
             let listener = try HTTPServer(

@@ -17,10 +17,13 @@ import YrdenProtocol
 /// - `sessionIdleTimeout` (whole seconds, 1 to 604,800; default 900): when an unused session ends
 /// - `startupWait` (whole seconds, 0 to 300; default 5): how long the first `initialize` and lists wait for
 ///   every enabled server's first connection attempt; 0 answers at once
+/// - `console` (boolean; default true): serve the web console at `/`
+/// - `appsListen` (`HOST:PORT`; default the listen host on the next port): the MCP Apps sandbox, an origin of
+///   its own for the pages of apps the console runs
 extension ConfigDecoder {
     static let gatewayKeys = [
         "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "maxBodyBytes", "dataDir",
-        "publicURL", "oauthCallback", "maxSessions", "sessionIdleTimeout", "startupWait",
+        "publicURL", "oauthCallback", "maxSessions", "sessionIdleTimeout", "startupWait", "console", "appsListen",
     ]
 
     func decodeGateway(_ reader: JSONReader) -> GatewaySettings {
@@ -94,6 +97,22 @@ extension ConfigDecoder {
                     "the OAuth callback listener must be on loopback: the browser that signs in runs on this machine",
                     fix: "use 127.0.0.1:PORT, or set publicURL when browsers reach the gateway another way"
                 )
+            case .failure(let failure):
+                field.report(failure.message, fix: failure.fix)
+            }
+        }
+        if let enabled = object["console"]?.bool() {
+            settings.console = enabled
+        }
+        if let field = object["appsListen"], let text = field.string() {
+            switch ListenAddress.parse(text) {
+            case .success(let address) where address.port != 0 && address.port == settings.listenPort:
+                field.report(
+                    "the apps sandbox needs a port of its own: an app's page must not share the console's origin",
+                    fix: "use another port, e.g. \(ListenAddress(host: address.host, port: address.port + 1))"
+                )
+            case .success(let address):
+                settings.appsListen = address
             case .failure(let failure):
                 field.report(failure.message, fix: failure.fix)
             }

@@ -26,6 +26,10 @@ package struct GatewaySettings: Sendable, Hashable {
     package var maxSessions: Int
     /// A session unused for this long ends, so that clients that vanish without DELETE do not keep memory.
     package var sessionIdleTimeout: Duration
+    /// Whether the web console is served at `/`.
+    package var console: Bool
+    /// The MCP Apps sandbox listener, an origin of its own for app pages; `nil` takes ``appsSandbox``'s default.
+    package var appsListen: ListenAddress?
     /// How long the first `initialize` and list requests wait for every enabled server's first connection
     /// attempt, so a client that starts with the gateway sees the whole catalog; zero answers at once.
     package var startupWait: Duration
@@ -53,7 +57,9 @@ package struct GatewaySettings: Sendable, Hashable {
         oauthCallback: ListenAddress? = nil,
         maxSessions: Int = defaultMaxSessions,
         sessionIdleTimeout: Duration = defaultSessionIdleTimeout,
-        startupWait: Duration = defaultStartupWait
+        startupWait: Duration = defaultStartupWait,
+        console: Bool = true,
+        appsListen: ListenAddress? = nil
     ) {
         self.listenHost = listenHost
         self.listenPort = listenPort
@@ -68,6 +74,17 @@ package struct GatewaySettings: Sendable, Hashable {
         self.maxSessions = maxSessions
         self.sessionIdleTimeout = sessionIdleTimeout
         self.startupWait = startupWait
+        self.console = console
+        self.appsListen = appsListen
+    }
+
+    /// Where the MCP Apps sandbox listens: `appsListen`, else the listen host on the next port (an ephemeral
+    /// one when the gateway's own is); `nil` when the console is off, since only the console frames apps.
+    package var appsSandbox: ListenAddress? {
+        guard console else { return nil }
+        if let appsListen { return appsListen }
+        let port = listenPort == 0 || listenPort == 65535 ? 0 : listenPort + 1
+        return ListenAddress(host: listenHost, port: port)
     }
 
     /// Whether only this machine can reach the listener (`localhost`, `127.0.0.0/8`, `::1`).

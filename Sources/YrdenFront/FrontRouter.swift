@@ -19,6 +19,8 @@ package struct FrontRouter: Sendable {
     let admin: AdminAPI
     let metrics: MetricsEndpoint
     let oauthCallback: OAuthCallbackEndpoint
+    /// `nil` when `gateway.console` is off.
+    let console: ConsoleEndpoint?
 
     package init(
         gateway: Gateway,
@@ -26,6 +28,7 @@ package struct FrontRouter: Sendable {
         signIns: SignInControl,
         settings: GatewaySettings,
         metrics: PrometheusCollectorRegistry,
+        appsSandboxPort: Int? = nil,
         logger: Logger
     ) {
         hosts = HostPolicy(listenHost: settings.listenHost, publicURL: settings.publicURL)
@@ -40,6 +43,13 @@ package struct FrontRouter: Sendable {
         admin = AdminAPI(gateway: gateway, store: store, adminToken: settings.adminToken, logger: logger)
         self.metrics = MetricsEndpoint(registry: metrics)
         oauthCallback = OAuthCallbackEndpoint(signIns: signIns)
+        console =
+            settings.console
+            ? ConsoleEndpoint(
+                sandboxPort: appsSandboxPort,
+                adminTokenRequired: settings.adminToken != nil,
+                toolSeparator: settings.toolSeparator
+            ) : nil
     }
 
     /// The dedicated OAuth callback listener's handler: `/oauth/callback` and nothing else.
@@ -63,8 +73,26 @@ package struct FrontRouter: Sendable {
             return await oauthCallback.handle(request)
         case let path where path.hasPrefix(AdminAPI.prefix):
             return await admin.handle(request)
+        case let path where console?.handles(path) == true:
+            return console?.handle(request) ?? FrontResponses.notFound
         default:
             return FrontResponses.notFound
+        }
+    }
+
+    /// The MCP Apps sandbox listener's handler: the sandbox's own files and nothing else, to the gateway's own
+    /// names only (``HostPolicy``), framed only by the console on `consolePort`.
+    package static func appsSandboxHandler(
+        settings: GatewaySettings,
+        consolePort: @escaping @Sendable () -> Int
+    ) -> HTTPHandler {
+        let hosts = HostPolicy(listenHost: settings.listenHost, publicURL: settings.publicURL)
+        let sandbox = AppSandboxEndpoint(consolePort: consolePort)
+        return { request in
+            guard hosts.permits(request.headers["Host"]) else {
+                return HTTPResponse.text(403, "\(request.headers["Host"] ?? "") is not a name of this gateway\n")
+            }
+            return sandbox.handle(request)
         }
     }
 

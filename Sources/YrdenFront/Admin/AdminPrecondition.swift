@@ -23,9 +23,3 @@ enum AdminPrecondition {
         return tags.isEmpty ? .any : .oneOf(tags)
     }
 }
-
-extension Substring {
-    fileprivate func trimmingWhitespace() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}
