@@ -31,6 +31,8 @@ import YrdenHTTPServer
         #expect(guarded.refusal(for: withToken) == .foreignOrigin("https://evil.example"))
         #expect(open.refusal(for: ["Host": "127.0.0.1:8750", "Origin": "null"]) == .foreignOrigin("null"))
         #expect(open.refusal(for: ["Host": "127.0.0.1:8750", "Origin": "http://127.0.0.1:9999"]) != nil)
+        #expect(open.refusal(for: ["Host": "127.0.0.1:8750", "Sec-Fetch-Site": "cross-site"]) == .crossSite)
+        #expect(open.refusal(for: ["Host": "127.0.0.1:8750", "Sec-Fetch-Site": "same-origin"]) == nil)
     }
 
     @Test func theGatewaysOwnOriginPasses() {

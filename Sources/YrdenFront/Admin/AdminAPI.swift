@@ -79,6 +79,8 @@ package struct AdminAPI: Sendable {
         switch refusal {
         case .foreignOrigin(let origin):
             .forbidden("requests from \(origin) are not allowed: the admin API serves only the gateway's own origin")
+        case .crossSite:
+            .forbidden("cross-site requests are not allowed: the admin API serves only the gateway's own pages")
         case .foreignHost(let host):
             .forbidden("\(host) is not a name of this gateway; use its listen address or 127.0.0.1")
         case .missingToken:

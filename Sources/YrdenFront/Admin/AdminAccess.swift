@@ -8,10 +8,14 @@ import YrdenHTTPServer
 /// the last way in for a page is DNS rebinding (a foreign name resolving to 127.0.0.1): there the request is
 /// same-origin, so the name it used (`Host`) must also be one the gateway answers to as itself. (The router
 /// applies that rule to every path first, ``HostPolicy``; it is kept here so this type stands on its own.)
+/// Browsers that send `Sec-Fetch-Site` are also taken at their word when they say `cross-site`.
 struct AdminAccess: Sendable {
     /// Why a request was refused.
     enum Refusal: Hashable, Sendable {
         case foreignOrigin(String)
+        /// The browser says the request comes from another site (`Sec-Fetch-Site: cross-site`), even without
+        /// an `Origin` (a navigation or a form the browser sends as a GET).
+        case crossSite
         /// Without an admin token, a `Host` that is not a name of this gateway (DNS rebinding).
         case foreignHost(String)
         /// No `Authorization: Bearer` header at all.
@@ -43,6 +47,9 @@ struct AdminAccess: Sendable {
 
     /// The reason to refuse a request with these headers, or `nil` to let it through.
     func refusal(for headers: HTTPHeaders) -> Refusal? {
+        if headers["Sec-Fetch-Site"]?.lowercased() == "cross-site" {
+            return .crossSite
+        }
         if let origin = headers["Origin"], !permits(origin: origin, host: headers["Host"]) {
             return .foreignOrigin(origin)
         }
