@@ -12,8 +12,7 @@ extension Gateway {
         MCPMethod.completionComplete,
     ]
 
-    /// Results a client may cache for `ttlMs`; the gateway's lists change whenever a server comes or goes, so
-    /// it promises no freshness (0) and, since clients' tokens may differ, no sharing (`private`).
+    /// Results a client may cache for `ttlMs` (see ``cacheHint(for:_:)`` for what the gateway promises).
     static let cacheableMethods: Set<String> = [
         MCPMethod.serverDiscover, MCPMethod.toolsList, MCPMethod.promptsList, MCPMethod.resourcesList,
         MCPMethod.resourceTemplatesList, MCPMethod.resourcesRead,
@@ -99,7 +98,8 @@ extension Gateway {
         } else {
             outcome = .success(discoverResult(snapshot))
         }
-        outcome = outcome.map { Self.stamped($0, method: request.method) }.mapError(Self.modernError)
+        let hint = cacheHint(for: request.method, snapshot)
+        outcome = outcome.map { Self.stamped($0, method: request.method, hint: hint) }.mapError(Self.modernError)
         return JSONRPCResponse(id: request.id, outcome: outcome)
     }
 
@@ -131,14 +131,15 @@ extension Gateway {
         ]
     }
 
-    /// A result as 2026-07-28 has it: `resultType`, cache hints where the method is cacheable, and the
-    /// gateway's identity in `_meta`.
-    static func stamped(_ result: JSONValue, method: String) -> JSONValue {
+    /// A result as 2026-07-28 has it: `resultType`, cache hints where the method is cacheable (the merged
+    /// lists' `hint`; a read keeps the hint its server gave, or promises nothing), and the gateway's identity
+    /// in `_meta`.
+    static func stamped(_ result: JSONValue, method: String, hint: CacheHint = .none) -> JSONValue {
         guard var object = result.objectValue else { return result }
         if object["resultType"] == nil { object["resultType"] = "complete" }
         if cacheableMethods.contains(method) {
-            object["ttlMs"] = .int(0)
-            object["cacheScope"] = "private"
+            let ownHint = method == MCPMethod.resourcesRead ? CacheHint(result: object) ?? .none : hint
+            ownHint.stamp(&object)
         }
         var meta = object["_meta"]?.objectValue ?? [:]
         meta[ModernEnvelope.serverInfoKey] = serverInfo

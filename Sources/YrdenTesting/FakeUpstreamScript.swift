@@ -27,6 +27,8 @@ package struct FakeUpstreamScript: Sendable {
     package var prompts: [JSONObject] = []
     package var resources: [JSONObject] = []
     package var resourceTemplates: [JSONObject] = []
+    /// The `ttlMs`/`cacheScope` a 2026-07-28 server puts on every list page; `nil` puts none.
+    package var listCacheHint: CacheHint?
     /// Items per page of every list (`nextCursor` is the offset of the next page); `nil` lists all at once.
     package var pageSize: Int?
 
@@ -110,6 +112,7 @@ package struct FakeUpstreamScript: Sendable {
         let end = pageSize.map { min(start + max($0, 1), items.count) } ?? items.count
         var result: JSONObject = [key: .array(items[start..<end].map { .object($0) })]
         if end < items.count { result["nextCursor"] = .string("\(end)") }
+        if modern { listCacheHint?.stamp(&result) }
         return .object(result)
     }
 }

@@ -13,7 +13,7 @@ import anyio
 import httpx2
 import pytest
 
-from harness import INTEROP_DIR, MODES, PYTHON, SAMPLE_SERVER, await_until, mcp_session, text_of
+from harness import INTEROP_DIR, MODES, PYTHON, SAMPLE_SERVER, answer_to, await_until, mcp_session, raw_mcp, text_of
 from test_http_upstream import SECRET, VARIANTS, http_upstream, remote_config  # noqa: F401 (a fixture)
 
 HOSTILE_SERVER = INTEROP_DIR / "servers" / "hostile_server.py"
@@ -150,3 +150,27 @@ async def test_an_http_upstream_pinned_to_the_handshake_keeps_its_session(http_u
         with anyio.fail_after(15):
             result = await s.client.call_tool("remote__greet", {"name": "Ada"})
         assert text_of(result) == "Hello over HTTP, Ada!"
+
+
+async def test_the_merged_lists_promise_no_more_freshness_than_the_servers_behind_them(gateway):
+    from test_stateless_era import headers, modern
+
+    gw = gateway({"mcpServers": {"fresh": sample("--modern-only", "--list-ttl", "45000")}})
+    await connected(gw, "fresh")
+    async with raw_mcp(gw.url) as raw:
+        tools = answer_to(await raw.post(modern("tools/list"), headers=headers("tools/list")), 1)["result"]
+        prompts = answer_to(await raw.post(modern("prompts/list"), headers=headers("prompts/list")), 1)["result"]
+    assert {t["name"] for t in tools["tools"]} >= {"fresh__greet"}
+    assert (tools["ttlMs"], tools["cacheScope"]) == (45000, "public"), tools
+    assert (prompts["ttlMs"], prompts["cacheScope"]) == (0, "private"), "the server promised nothing for prompts"
+
+    # A second server that promises nothing makes the merged list stale at once, and no longer public.
+    added = httpx2.post(
+        f"{gw.base}/api/v1/servers", json={"id": "later", "config": sample("--modern-only")}, timeout=10
+    )
+    assert added.status_code == 201, added.text
+    await connected(gw, "later")
+    async with raw_mcp(gw.url) as raw:
+        merged = answer_to(await raw.post(modern("tools/list"), headers=headers("tools/list")), 1)["result"]
+    assert {"fresh__greet", "later__greet"} <= {t["name"] for t in merged["tools"]}
+    assert (merged["ttlMs"], merged["cacheScope"]) == (0, "private"), merged

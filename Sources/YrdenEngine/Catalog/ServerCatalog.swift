@@ -24,6 +24,9 @@ package struct ServerCatalog: Sendable, Hashable {
     /// The valid `x-mcp-header` annotations of the tools that have some, by tool name: read once per list,
     /// so a call looks them up instead of walking a schema.
     package private(set) var paramHeaders: [String: ParamHeaders] = [:]
+    /// What a 2026-07-28 server said of each list's freshness (`ttlMs`, `cacheScope`); none for a handshake-era
+    /// server, whose lists carry no hint.
+    package var cacheHints: [Kind: CacheHint] = [:]
 
     package init(
         tools: [JSONObject] = [],

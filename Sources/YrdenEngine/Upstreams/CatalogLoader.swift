@@ -20,13 +20,19 @@ struct CatalogLoader: Sendable {
     func loadAll() async throws(UpstreamError) -> ServerCatalog {
         var catalog = ServerCatalog()
         for kind in ServerCatalog.Kind.allCases {
-            catalog[kind] = try await load(kind)
+            try await load(kind, into: &catalog)
         }
         return catalog
     }
 
-    func load(_ kind: ServerCatalog.Kind) async throws(UpstreamError) -> [JSONObject] {
-        let items = try await loadPages(kind)
+    /// One kind's whole list, and its cache hint, into `catalog`.
+    func load(_ kind: ServerCatalog.Kind, into catalog: inout ServerCatalog) async throws(UpstreamError) {
+        let (items, hint) = try await loadPages(kind)
+        catalog[kind] = kept(items, of: kind)
+        catalog.cacheHints[kind] = hint
+    }
+
+    private func kept(_ items: [JSONObject], of kind: ServerCatalog.Kind) -> [JSONObject] {
         guard kind == .tools, dropsInvalidParamHeaders else { return items }
         return items.filter { tool in
             guard case .failure(let problem) = ParamHeaders.read(tool["inputSchema"]) else { return true }
@@ -35,14 +41,19 @@ struct CatalogLoader: Sendable {
         }
     }
 
-    private func loadPages(_ kind: ServerCatalog.Kind) async throws(UpstreamError) -> [JSONObject] {
-        guard capabilities[kind.capability] != nil else { return [] }
+    /// The pages' items, and the first page's cache hint (all pages of a list share one scope).
+    private func loadPages(
+        _ kind: ServerCatalog.Kind
+    ) async throws(UpstreamError) -> (items: [JSONObject], hint: CacheHint?) {
+        guard capabilities[kind.capability] != nil else { return ([], nil) }
         var items: [JSONObject] = []
+        var hint: CacheHint?
         var cursor: JSONValue?
         for _ in 0..<Self.maxPages {
             let params: JSONValue? = cursor.map { ["cursor": $0] }
             switch try await client.request(kind.method, params: params, options: RequestOptions(timeout: timeout)) {
             case .success(let result):
+                if cursor == nil { hint = result.objectValue.flatMap(CacheHint.init(result:)) }
                 items += (result[kind.resultKey]?.arrayValue ?? []).compactMap(\.objectValue)
                 guard items.count <= Self.maxItems else {
                     throw UpstreamError(
@@ -51,15 +62,15 @@ struct CatalogLoader: Sendable {
                     )
                 }
                 guard let next = result["nextCursor"], next.stringValue.map({ !$0.isEmpty }) ?? false else {
-                    return items
+                    return (items, hint)
                 }
                 cursor = next
             case .failure(let error) where error.code == -32601 && kind == .resourceTemplates:
-                return items  // Some servers declare resources but not templates.
+                return (items, hint)  // Some servers declare resources but not templates.
             case .failure(let error):
                 throw UpstreamError(.protocol, "\(kind.method) failed: \(error.message)")
             }
         }
-        return items
+        return (items, hint)
     }
 }

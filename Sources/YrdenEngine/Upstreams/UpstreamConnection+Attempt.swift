@@ -130,7 +130,7 @@ extension UpstreamConnection {
                 lastRefresh = time.now
                 var refreshed = catalog
                 do throws(UpstreamError) {
-                    for kind in kinds { refreshed[kind] = try await loader.load(kind) }
+                    for kind in kinds { try await loader.load(kind, into: &refreshed) }
                 } catch {
                     if Task.isCancelled { return nil }
                     let reason = ServerSecrets(spec).scrub(error.message)

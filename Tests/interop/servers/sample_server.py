@@ -10,9 +10,10 @@ client's first request decide). What it offers:
 - resource ``sample://readme`` (text) and template ``sample://items/{id}``;
 - prompt ``summarize(text)``.
 
-Run it as ``python sample_server.py [--modern-only]``. With ``--modern-only`` it serves the 2026-07-28
-era alone, as a server of that era that never learnt the handshake does: ``initialize`` is refused with
--32022 naming 2026-07-28 (the SDK's own modern loop, entered directly instead of through its dual-era one).
+Run it as ``python sample_server.py [--modern-only] [--list-ttl MS]``. With ``--modern-only`` it serves the
+2026-07-28 era alone, as a server of that era that never learnt the handshake does: ``initialize`` is refused
+with -32022 naming 2026-07-28 (the SDK's own modern loop, entered directly instead of through its dual-era one).
+``--list-ttl MS`` marks its 2026-07-28 ``tools/list`` results fresh for MS milliseconds and public.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import sys
 
 import anyio
+from mcp.server.caching import CacheHint
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.prompts.base import UserMessage
@@ -84,6 +86,10 @@ def summarize(text: str) -> list[UserMessage]:
 async def main() -> None:
     print(f"sample_server: started, pid {os.getpid()}", file=sys.stderr, flush=True)
     lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    arguments = sys.argv[1:]
+    if "--list-ttl" in arguments:
+        ttl_ms = int(arguments[arguments.index("--list-ttl") + 1])
+        lowlevel.cache_hints["tools/list"] = CacheHint(ttl_ms=ttl_ms, scope="public")
     if "--modern-only" in sys.argv[1:]:
         async with stdio_server() as (read_stream, write_stream), lowlevel.lifespan(lowlevel) as state:
             await _serve_modern_stream(lowlevel, read_stream, write_stream, lifespan_state=state, raise_exceptions=False)
