@@ -1,0 +1,275 @@
+"""The web console, driven in headless Chromium the way a user drives it.
+
+Each test starts a real gateway (``gateway`` fixture) and opens its console at the gateway's root in a fresh
+browser (``console_driver.browser``). What the user sees is checked in the page; what the gateway did is
+checked through the admin API and the processes. MCP App pages run in the console's sandbox, so the app
+tests look inside the sandbox's inner frame, where the page itself runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from selenium.webdriver.common.by import By
+
+from console_driver import Console, browser, wait_for  # noqa: F401 (browser is a fixture)
+from harness import PYTHON, INTEROP_DIR, Gateway, free_port
+from oauth_peer import oauth_server  # noqa: F401 (a fixture)
+
+HOSTILE_APP_SERVER = INTEROP_DIR / "servers" / "hostile_app_server.py"
+ADMIN_TOKEN = "console-admin-7f3a9c"
+CONNECTED = "connected"
+
+
+def demo_config(yrden: Path) -> dict[str, Any]:
+    return {"mcpServers": {"demo": {"command": str(yrden), "args": ["demo-server"]}}}
+
+
+def api(gw: Gateway, method: str, path: str, token: str | None = None, **kwargs: Any) -> httpx2.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with httpx2.Client(timeout=10.0) as http:
+        return http.request(method, f"{gw.base}/api/v1{path}", headers=headers, **kwargs)
+
+
+class Origin:
+    """A plain HTTP server on a port of its own (another origin than the console's): it serves ``pages`` by
+    path and remembers every path it was asked for."""
+
+    def __init__(self, pages: dict[str, str] | None = None) -> None:
+        self.pages = pages or {}
+        self.hits: list[str] = []
+        origin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                origin.hits.append(self.path)
+                body = origin.pages.get(self.path, "ok").encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8" if self.path in origin.pages else "text/plain")
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def origins() -> Iterator[Any]:
+    started: list[Origin] = []
+
+    def factory(pages: dict[str, str] | None = None) -> Origin:
+        started.append(Origin(pages))
+        return started[-1]
+
+    yield factory
+    for origin in started:
+        origin.close()
+
+
+# ---------------------------------------------------------------------------
+# Servers
+
+
+def test_add_the_demo_server_from_the_form(gateway, yrden, browser) -> None:
+    gw = gateway({"mcpServers": {}})
+    console = Console(browser, gw).open()
+    console.click("Add server")
+    dialog = browser.find_element(By.ID, "server-dialog")
+    console.fill("id", "demo", dialog)
+    # A command with spaces is refused by the gateway; its message shows on the command field.
+    console.fill("command", f"{yrden.name} demo-server", dialog)
+    console.click("Add", dialog)
+    error = wait_for(lambda: dialog.find_element(By.ID, "server-form-command-error").text, "the command field's error")
+    assert "space" in error, error
+    assert console.field("command", dialog).get_attribute("aria-invalid") == "true"
+
+    console.fill("command", str(yrden), dialog)
+    console.fill("args", "demo-server", dialog)
+    console.click("Add", dialog)
+    wait_for(lambda: not dialog.is_displayed(), "the dialog to close")
+    console.wait_state("demo", lambda s: s == CONNECTED, "connected")
+    card = console.card("demo")
+    assert "Tools\n5" in card.text, card.text
+
+    saved = api(gw, "GET", "/servers/demo").json()
+    assert saved["config"] == {"command": str(yrden), "args": ["demo-server"]}
+
+
+def test_a_killed_server_goes_red_and_comes_back(gateway, yrden, browser) -> None:
+    gw = gateway(demo_config(yrden))
+    console = Console(browser, gw).open()
+    console.wait_state("demo", lambda s: s == CONNECTED, "connected")
+    child = gw.child("demo-server")
+    assert child is not None, "no demo-server child"
+    os.kill(child.pid, signal.SIGKILL)
+    console.wait_state("demo", lambda s: s not in (CONNECTED, None), "no longer connected")
+    console.wait_state("demo", lambda s: s == CONNECTED, "connected again", timeout=30)
+    assert gw.child("demo-server").pid != child.pid
+    # The card kept its place: the page was not reloaded.
+    assert console.script("return performance.getEntriesByType('navigation').length") == 1
+
+
+# ---------------------------------------------------------------------------
+# Explore
+
+
+def test_call_echo_through_the_generated_form(gateway, yrden, browser) -> None:
+    gw = gateway(demo_config(yrden))
+    console = Console(browser, gw).open("explore")
+    detail = console.call_tool("demo", "demo__echo", message="hello from the console")
+    result = wait_for(lambda: detail.find_element(By.CSS_SELECTOR, '[data-testid="tool-result"]'), "the result")
+    assert "hello from the console" in result.text
+    assert '"message": "hello from the console"' in result.text  # structuredContent
+
+
+def test_the_demo_app_calls_a_tool_through_the_host(gateway, yrden, browser) -> None:
+    gw = gateway(demo_config(yrden))
+    console = Console(browser, gw).open("explore")
+    console.call_tool("demo", "demo__show_dashboard")
+    card = wait_for(lambda: console.app_cards("show_dashboard")[0], "the dashboard view")
+    outer = card.find_element(By.CSS_SELECTOR, "iframe")
+    settings = console.settings()
+    assert outer.get_attribute("src").startswith(settings["sandboxOrigin"] + "/sandbox.html")
+    assert not settings["sandboxOrigin"].startswith(console.base)
+    assert set(outer.get_attribute("sandbox").split()) == {"allow-scripts", "allow-same-origin", "allow-forms"}
+    with console.in_app_page(card):
+        wait_for(lambda: console.text_of("#status") == "ok", "the tool result in the page")
+        browser.find_element(By.ID, "add").click()
+        assert wait_for(lambda: (t := console.text_of("#sum")).startswith("= ") and t, "the sum") == "= 5"
+
+
+def test_two_app_views_each_see_their_own_call(gateway, browser, origins) -> None:
+    gw = gateway(hostile_config(origins))
+    console = Console(browser, gw).open("explore")
+    console.call_tool("hostile", "hostile__probe", marker="first")
+    console.call_tool("hostile", "hostile__probe", marker="second")
+    cards = wait_for(lambda: len(console.app_cards("probe")) == 2 and console.app_cards("probe"), "two probe views")
+    seen = []
+    for card in cards:
+        with console.in_app_page(card):
+            wait_for(lambda: console.text_of("#result"), "the tool result in the page")
+            seen.append((console.text_of("#input"), console.text_of("#result")))
+    # Newest first; each page got its own input and result.
+    assert [(json.loads(i), json.loads(r)) for i, r in seen] == [
+        ({"marker": "second"}, {"marker": "second"}),
+        ({"marker": "first"}, {"marker": "first"}),
+    ], seen
+    # Closing one leaves the other working.
+    console.button("Close", cards[0]).click()
+    wait_for(lambda: len(console.app_cards("probe")) == 1, "one view left")
+    with console.in_app_page(console.app_cards("probe")[0]):
+        assert '"first"' in console.text_of("#input")
+
+
+def test_a_hostile_app_page_is_contained(gateway, browser, origins) -> None:
+    undeclared = origins()
+    declared = origins()
+    gw = gateway(hostile_config(origins, declared=declared, undeclared=undeclared))
+    console = Console(browser, gw).open("explore")
+    title = browser.title
+    console.call_tool("hostile", "hostile__probe", marker="x")
+    card = wait_for(lambda: console.app_cards("probe")[0], "the probe view")
+    with console.in_app_page(card):
+        raw = wait_for(lambda: (t := console.text_of("#report")) != "running" and t, "the probe's report")
+    report = json.loads(raw)
+    assert report["parentDocument"] == "blocked", report
+    assert report["topDocument"] == "blocked", report
+    assert report["topLocation"] == "blocked", report
+    assert report["undeclaredFetch"] == "blocked", report
+    assert undeclared.hits == [], f"the undeclared origin was reached: {undeclared.hits}"
+    assert report["declaredFetch"] == "allowed", report
+    assert declared.hits == ["/declared"]
+    assert report["echoBack"] == "echo: via host", report
+    assert report["modelOnly"] == "refused", report
+    assert report["unknownTool"] == "refused", report
+    assert browser.title == title  # the console's document was not touched
+
+
+def hostile_config(origins, declared: Origin | None = None, undeclared: Origin | None = None) -> dict[str, Any]:
+    declared = declared or origins()
+    undeclared = undeclared or origins()
+    env = {"HOSTILE_DECLARED_ORIGIN": declared.url, "HOSTILE_UNDECLARED_URL": f"{undeclared.url}/undeclared"}
+    return {"mcpServers": {"hostile": {"command": PYTHON, "args": [str(HOSTILE_APP_SERVER)], "env": env}}}
+
+
+# ---------------------------------------------------------------------------
+# Access
+
+
+def test_the_console_asks_for_the_admin_token(gateway, yrden, browser) -> None:
+    gw = gateway(demo_config(yrden), env={"YRDEN_ADMIN_TOKEN": ADMIN_TOKEN})
+    console = Console(browser, gw)
+    browser.get(f"{console.base}/")
+    dialog = wait_for(lambda: (d := browser.find_element(By.ID, "token-dialog")).is_displayed() and d, "the token dialog")
+    token = browser.find_element(By.ID, "token-input")
+    assert browser.switch_to.active_element == token
+    token.send_keys("not-the-token")
+    console.click("Sign in", dialog)
+    wait_for(lambda: browser.find_element(By.ID, "token-error").is_displayed(), "the refusal")
+    browser.find_element(By.ID, "token-input").send_keys(ADMIN_TOKEN)
+    console.click("Sign in", dialog)
+    console.wait_state("demo", lambda s: s == CONNECTED, "connected")
+    assert console.script("return sessionStorage.getItem('yrden.adminToken')") == ADMIN_TOKEN
+    assert console.script("return localStorage.getItem('yrden.adminToken')") is None
+    # The same tab keeps it: no second prompt after a reload.
+    console.open()
+    assert not browser.find_element(By.ID, "token-dialog").is_displayed()
+
+
+def test_a_cross_site_form_post_to_the_admin_api_is_refused(gateway, yrden, browser, origins) -> None:
+    gw = gateway(demo_config(yrden))
+    # text/plain lets a form send a JSON-looking body: {"id":"evil",...,"args":["="]}
+    page = f"""<!DOCTYPE html><html><body>
+<form id="f" method="POST" action="{gw.base}/api/v1/servers" enctype="text/plain">
+<input name='{{"id":"evil","config":{{"command":"true","args":["' value='"]}}}}'>
+</form><script>document.getElementById("f").submit()</script></body></html>"""
+    evil = origins({"/": page})
+    browser.get(f"{evil.url}/")
+    wait_for(lambda: browser.current_url.startswith(gw.base), "the form to be posted")
+    ids = [s["id"] for s in api(gw, "GET", "/servers").json()["servers"]]
+    assert ids == ["demo"], ids
+
+
+# ---------------------------------------------------------------------------
+# OAuth
+
+
+def test_sign_in_to_an_oauth_server_from_the_console(gateway, browser, oauth_server, tmp_path) -> None:  # noqa: F811
+    peer = oauth_server()
+    gw = gateway({"mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth"}}}},
+                 extra_args=("--data-dir", str(tmp_path / "data")))
+    console = Console(browser, gw).open()
+    console.wait_state("tasks", lambda s: s == "authenticating", "waiting for a sign-in")
+    card = console.card("tasks")
+    link = wait_for(lambda: card.find_element(By.LINK_TEXT, "Open the sign-in page"), "the sign-in link")
+    console_window = browser.current_window_handle
+    link.click()
+    # Chromium follows the authorization URL; the peer approves at once and redirects to /oauth/callback.
+    wait_for(lambda: len(browser.window_handles) == 2, "the sign-in tab")
+    console.wait_state("tasks", lambda s: s == CONNECTED, "connected after the sign-in", timeout=30)
+    browser.switch_to.window([h for h in browser.window_handles if h != console_window][0])
+    assert browser.current_url.startswith(f"{gw.base}/oauth/callback")
+    browser.close()
+    browser.switch_to.window(console_window)
+
+    console.click("Sign out", console.card("tasks"))
+    console.wait_state("tasks", lambda s: s != CONNECTED, "signed out")
