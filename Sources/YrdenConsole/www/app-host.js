@@ -102,7 +102,7 @@ class AppView {
       class: 'app-outer',
       title: `App view: ${this.tool.title || this.tool.name}`,
       sandbox: 'allow-scripts allow-same-origin allow-forms',
-      src: `${this.host.settings.sandboxOrigin}/sandbox.html`,
+      src: `${this.host.settings.sandboxOrigin}/sandbox.html?host=${encodeURIComponent(window.location.origin)}`,
     });
     const allow = allowList(this.permissions);
     if (allow) this.frame.setAttribute('allow', allow);

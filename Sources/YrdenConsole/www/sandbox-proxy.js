@@ -2,7 +2,9 @@
 // frame with an opaque origin (no allow-same-origin), so the page can reach neither this proxy, nor other
 // apps' proxies, nor the console, and relays JSON-RPC messages between that page and the console only.
 (() => {
-  const hostOrigin = window.location.ancestorOrigins?.[0] || (document.referrer ? new URL(document.referrer).origin : '');
+  // The console's origin: Chromium says who embeds us; elsewhere the console names itself in the query
+  // (the console sends no referrer). The sandbox's frame-ancestors lets nothing else embed this page.
+  const hostOrigin = window.location.ancestorOrigins?.[0] || new URLSearchParams(window.location.search).get('host') || '';
   let isolated = false;
   try {
     void window.top.document; // must throw: the console is another origin
