@@ -81,13 +81,7 @@ package struct YrdenApplication: Sendable {
         // The apps sandbox binds first, so the console can name its origin; it learns the console's port in turn
         // before it serves anything.
         let consolePort = PortNumber()
-        let sandbox = try config.gateway.appsSandbox.map { address in
-            try HTTPServer(
-                configuration: HTTPServerConfiguration(host: address.host, port: address.port, maxBodyBytes: 16 << 10),
-                logger: logger,
-                handler: FrontRouter.appsSandboxHandler(settings: config.gateway, consolePort: consolePort.get)
-            )
-        }
+        let sandbox = try appsSandboxListener(consolePort: consolePort)
         let router = FrontRouter(
             gateway: gateway,
             store: store,
@@ -151,6 +145,29 @@ package struct YrdenApplication: Sendable {
         )
         try await group.run()
         logger.info("yrden stopped")
+    }
+
+    /// The MCP Apps sandbox's listener, on `appsListen`, or else the next port, or else any free one (the
+    /// console reads its origin from the gateway, so only a placed listener must get its own port).
+    private func appsSandboxListener(consolePort: PortNumber) throws -> HTTPServer? {
+        guard let address = config.gateway.appsSandbox else { return nil }
+        func listen(on port: Int) throws -> HTTPServer {
+            try HTTPServer(
+                configuration: HTTPServerConfiguration(host: address.host, port: port, maxBodyBytes: 16 << 10),
+                logger: logger,
+                handler: FrontRouter.appsSandboxHandler(settings: config.gateway, consolePort: consolePort.get)
+            )
+        }
+        guard config.gateway.appsListen == nil, address.port != 0 else { return try listen(on: address.port) }
+        do {
+            return try listen(on: address.port)
+        } catch {
+            logger.notice(
+                "the apps sandbox's usual port is taken; it listens on a free one",
+                metadata: ["port": "\(address.port)"]
+            )
+            return try listen(on: 0)
+        }
     }
 
     private static func hostForURL(_ host: String) -> String {
