@@ -89,6 +89,9 @@ extension Gateway {
     /// Notifications from the client: cancellation is relayed; the rest needs nothing from the gateway.
     package func handle(_ notification: JSONRPCNotification, session: DownstreamSession) {
         session.touch()
+        if notification.method == MCPMethod.rootsListChanged {
+            return relayRootsChanged()
+        }
         guard notification.method == MCPMethod.cancelled,
             let id = notification.params?["requestId"].flatMap(JSONRPCID.init)
         else { return }

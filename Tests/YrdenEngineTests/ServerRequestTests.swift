@@ -148,3 +148,21 @@ import YrdenTesting
         await running.stop()
     }
 }
+
+/// A client's `notifications/roots/list_changed` reaches the upstreams that can ask it for roots again.
+@Suite struct RootsChangedTests {
+    @Test func handshakeUpstreamsAreToldAndModernOnesAreNot() async throws {
+        let channels = FakeUpstreams()
+        channels["m"].change { $0.modern = true }
+        let running = RunningGateway([stdioSpec("a"), stdioSpec("m")], channels: channels)
+        #expect(await running.connected("a"))
+        #expect(await running.connected("m"))
+        let session = try await running.openSession(capabilities: ["roots": ["listChanged": true]])
+        running.gateway.handle(JSONRPCNotification(method: MCPMethod.rootsListChanged), session: session)
+        #expect(await channels["a"].firstNotification(MCPMethod.rootsListChanged) != nil)
+        #expect(channels["m"].notifications(MCPMethod.rootsListChanged).isEmpty)
+        let declared = channels["a"].requests(MCPMethod.initialize).first?.params?["capabilities"]?["roots"]
+        #expect(declared?["listChanged"] == true)
+        await running.stop()
+    }
+}

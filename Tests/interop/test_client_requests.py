@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from harness import ASKING_SERVER, PYTHON, clean_env, mcp_session, text_of, write_config
+from harness import ASKING_SERVER, PYTHON, await_until, clean_env, mcp_session, text_of, write_config
 
 TOOLS = {"asking__ask_name", "asking__ask_model", "asking__list_roots"}
 
@@ -188,3 +188,17 @@ async def test_a_url_elicitation_reaches_the_client_in_its_eras_shape(gateway, m
             await s.wait_for_notification("notifications/elicitation/complete", timeout=10)
         else:
             assert getattr(asked[0], "elicitation_id", None) in (None, "")
+
+
+async def test_a_clients_roots_change_reaches_a_handshake_upstream(gateway):
+    gw = gateway(stdio_config("2025-11-25"))
+    async with mcp_session(gw.url, mode="legacy", **CALLBACKS) as s:
+        await s.wait_for_tools(TOOLS)
+        assert text_of(await call(s, "asking__roots_changes")) == "0"
+        await s.client.send_roots_list_changed()
+
+        async def told() -> bool:
+            return text_of(await call(s, "asking__roots_changes")) == "1"
+
+        await await_until(told, 10, what="the upstream told of the roots change")
+        assert text_of(await call(s, "asking__list_roots")) == "file:///work/project"

@@ -20,6 +20,7 @@ package enum MCPMethod {
     package static let samplingCreateMessage = "sampling/createMessage"
     package static let elicitationCreate = "elicitation/create"
     package static let rootsList = "roots/list"
+    package static let rootsListChanged = "notifications/roots/list_changed"
     package static let elicitationComplete = "notifications/elicitation/complete"
     package static let cancelled = "notifications/cancelled"
     package static let progress = "notifications/progress"

@@ -14,6 +14,7 @@ handshake era (``initialize``) the server sends real requests mid-call; in 2026-
 - ``where(region, count)``: both arguments marked ``x-mcp-header`` (``Region``, ``Count``); answers with them
   and the ``Mcp-Param-*`` headers it received; ``bad_header(amount)``: marked on a ``number``, which makes
   the tool invalid for a 2026-07-28 HTTP client;
+- ``roots_changes()``: how many ``notifications/roots/list_changed`` the server has received;
 - ``log_lines()``: logs ``debug line``, ``info line`` and ``warning line`` (logger ``lines``) during the
   call, which the SDK sends only to a client that asked (a session's level, or a request's ``logLevel``).
 
@@ -35,6 +36,7 @@ from mcp_types import (
     CreateMessageResult,
     EmptyResult,
     ListRootsResult,
+    NotificationParams,
     SamplingMessage,
     SubscribeRequestParams,
     TextContent,
@@ -121,6 +123,20 @@ async def on_unsubscribe(ctx, params: UnsubscribeRequestParams) -> EmptyResult:
 lowlevel = server._lowlevel_server  # pyright: ignore[reportPrivateUsage]
 lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, on_subscribe)
 lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, on_unsubscribe)
+
+ROOTS_CHANGES = [0]
+
+
+async def on_roots_changed(ctx, params: NotificationParams) -> None:
+    ROOTS_CHANGES[0] += 1
+
+
+lowlevel.add_notification_handler("notifications/roots/list_changed", NotificationParams, on_roots_changed)
+
+
+@server.tool(description="How many times the client said its roots changed.")
+def roots_changes() -> str:
+    return str(ROOTS_CHANGES[0])
 
 
 @server.tool(description="Say that the resource `uri` changed to whoever follows it; what was subscribed.")
