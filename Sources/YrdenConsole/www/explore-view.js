@@ -2,7 +2,7 @@
 // generated from each input schema, progress and cancel; tools with an app view open it in the app host.
 import { allTools, servers } from './api.js';
 import { uiResourceOf } from './app-host.js';
-import { clear, formatJSON, h, idFor, pre } from './dom.js';
+import { append, clear, formatJSON, h, idFor, pre } from './dom.js';
 import { renderContents, renderPrompt, renderToolResult } from './result-view.js';
 import { buildSchemaForm, InputError } from './schema-form.js';
 
@@ -60,7 +60,7 @@ export class ExploreView {
   }
 
   #show(title, ...parts) {
-    clear(this.detail).append(h('h3', { tabindex: -1 }, title), ...parts);
+    append(clear(this.detail), [h('h3', { tabindex: -1 }, title), parts]);
     this.detail.querySelector('h3').focus();
   }
 
