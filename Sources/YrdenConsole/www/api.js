@@ -18,7 +18,7 @@ export function storeToken(token) {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
-export function authHeaders() {
+function authHeaders() {
   const token = storedToken();
   return token ? { Authorization: `Bearer ${token}` } : {};
 }

@@ -39,6 +39,7 @@ export function askForToken(reason) {
 /** Resolves true when the user confirms. `detail` is shown as text. */
 export function confirmAction(title, detail, okLabel = 'OK') {
   const dialog = document.getElementById('confirm-dialog');
+  if (dialog.open) return Promise.resolve(false); // one question at a time: a second asker is declined
   document.getElementById('confirm-title').textContent = title;
   document.getElementById('confirm-detail').textContent = detail;
   const ok = document.getElementById('confirm-ok');

@@ -4,7 +4,7 @@ import { readEvents } from './sse.js';
 
 const PROTOCOL_VERSION = '2025-11-25';
 
-export class McpError extends Error {
+class McpError extends Error {
   constructor(error) {
     super(error?.message || 'MCP error');
     this.code = error?.code;
@@ -128,16 +128,4 @@ function withProgressToken(params, progressToken) {
 function settle(message) {
   if (message.error) throw new McpError(message.error);
   return message.result;
-}
-
-/** Every page of a list method: listAll(client, 'tools/list', 'tools'). */
-export async function listAll(client, method, key) {
-  const items = [];
-  let cursor;
-  do {
-    const result = await client.request(method, cursor ? { cursor } : {});
-    items.push(...(result[key] || []));
-    cursor = result.nextCursor;
-  } while (cursor);
-  return items;
 }

@@ -13,7 +13,7 @@ export function renderToolResult(result, tool) {
     result?._meta && h('details', {}, h('summary', {}, '_meta'), pre(formatJSON(result._meta))));
 }
 
-export function renderBlocks(blocks) {
+function renderBlocks(blocks) {
   return h('div', { class: 'blocks' }, blocks.map(renderBlock));
 }
 

@@ -179,7 +179,7 @@ function buildForm(existing) {
 }
 
 /** The form field a problem's JSON path names: "mcpServers.time.args[1]" → "args", "…auth.clientId" → "auth.clientId". */
-export function fieldOf(path) {
+function fieldOf(path) {
   if (path === 'id') return 'id';
   const match = /^mcpServers(?:\.[^.[]+|\["(?:[^"\\]|\\.)*"\])(.*)$/.exec(path || '');
   if (!match) return null;
