@@ -107,3 +107,10 @@ def http_asking(tmp_path: Path) -> Iterator[str]:
     """``servers/asking_server.py`` over Streamable HTTP: its MCP URL."""
     with harness.asking_over_http(tmp_path / "asking.log") as url:
         yield url
+
+
+@pytest.fixture
+def http_modern_only(tmp_path: Path) -> Iterator[str]:
+    """``servers/asking_server.py`` over Streamable HTTP as a 2026-07-28-only server: its MCP URL."""
+    with harness.asking_over_http(tmp_path / "asking-modern.log", "--modern-only") as url:
+        yield url

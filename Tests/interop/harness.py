@@ -195,12 +195,16 @@ ASKING_SERVER = INTEROP_DIR / "servers" / "asking_server.py"
 
 
 @contextmanager
-def asking_over_http(log_path: Path) -> Iterator[str]:
-    """``servers/asking_server.py`` over Streamable HTTP on a free port, for the block: its MCP URL."""
+def asking_over_http(log_path: Path, *flags: str) -> Iterator[str]:
+    """``servers/asking_server.py`` over Streamable HTTP on a free port, for the block: its MCP URL. ``flags``
+    go to the server (``--modern-only``)."""
     port = free_port()
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            [PYTHON, str(ASKING_SERVER), "--port", str(port)], stdout=log, stderr=subprocess.STDOUT, env=clean_env()
+            [PYTHON, str(ASKING_SERVER), "--port", str(port), *flags],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=clean_env(),
         )
     try:
         wait_until(lambda: listening(port), 20, "the asking server listening")

@@ -16,9 +16,11 @@ the SDK's ``Client`` with its callbacks.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -202,3 +204,28 @@ async def test_a_clients_roots_change_reaches_a_handshake_upstream(gateway):
 
         await await_until(told, 10, what="the upstream told of the roots change")
         assert text_of(await call(s, "asking__list_roots")) == "file:///work/project"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_modern_only_http_server_asks_clients_of_both_eras(gateway, http_modern_only, mode):
+    gw = gateway({"mcpServers": {"asking": {"url": http_modern_only}}})
+    async with mcp_session(gw.url, mode=mode, **CALLBACKS) as s:
+        await s.wait_for_tools(TOOLS)
+        era = httpx2.get(f"{gw.base}/api/v1/servers/asking", timeout=10).json()["era"]
+        assert era == "modern", "a server that refuses the handshake is spoken to in 2026-07-28"
+        assert text_of(await call(s, "asking__ask_name")) == "Hello, Ada!"
+        assert text_of(await call(s, "asking__ask_model", {"prompt": "six times seven"})) == (
+            "the model said: six times seven is 42"
+        )
+        assert text_of(await call(s, "asking__list_roots")) == "file:///work/project"
+
+
+async def test_pinning_the_handshake_to_a_modern_only_server_fails_with_the_reason(gateway, http_modern_only):
+    gw = gateway({"mcpServers": {"asking": {"url": http_modern_only, "protocol": "2025-11-25"}}})
+
+    def failed() -> dict | None:
+        status = httpx2.get(f"{gw.base}/api/v1/servers/asking", timeout=10).json()
+        return status if status["state"] == "failed" or status.get("lastError") else None
+
+    status = await await_until(failed, 20, what="the pinned server refused")
+    assert "2026-07-28" in json.dumps(status["lastError"]), status

@@ -40,14 +40,17 @@ extension HTTPConnection {
         (400..<500).contains(status) && status != 401 && status != 403
     }
 
-    /// The body of a refusal when it is a JSON-RPC error response (bounded); `nil` for anything else.
-    static func errorAnswer(_ response: HTTPClientResponse) async -> [UInt8]? {
+    /// The body of a refusal when it is a JSON-RPC error response (bounded), of code `onlyCode` when given;
+    /// `nil` for anything else.
+    static func errorAnswer(_ response: HTTPClientResponse, onlyCode: Int? = nil) async -> [UInt8]? {
         let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
         guard contentType.hasPrefix("application/json"),
             let body = try? await response.body.collect(upTo: 64 * 1024)
         else { return nil }
         let bytes = Array(body.readableBytesView)
-        guard let message = try? JSONValue.parse(bytes), message["error"]?["code"]?.intValue != nil else { return nil }
+        guard let message = try? JSONValue.parse(bytes), let code = message["error"]?["code"]?.intValue,
+            onlyCode.map({ $0 == code }) ?? true
+        else { return nil }
         return bytes
     }
 

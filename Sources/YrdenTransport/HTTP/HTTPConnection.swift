@@ -169,8 +169,12 @@ final class HTTPConnection: Sendable {
             _ = try? await response.body.collect(upTo: 64 * 1024)
             return .reauthorized
         }
-        if frame.modernVersion != nil, Self.mayCarryAnswer(status), let answer = await Self.errorAnswer(response) {
-            // 2026-07-28 answers a request it refuses with a 4xx and the JSON-RPC error: that is the answer.
+        if frame.modernVersion != nil || frame.method == MCPMethod.initialize, Self.mayCarryAnswer(status),
+            let answer = await Self.errorAnswer(response, onlyCode: frame.modernVersion == nil ? -32022 : nil)
+        {
+            // 2026-07-28 answers a request it refuses with a 4xx and the JSON-RPC error: that is the answer. Of
+            // a handshake-era `initialize` only its -32022 is (a 2026-07-28-only server naming its era); any
+            // other 4xx there still means "try the legacy transport".
             return deliver(answer, answering: frame) ? .done : .failed(Self.statusFailure(status), retryable: false)
         }
         guard (200..<300).contains(status) else {

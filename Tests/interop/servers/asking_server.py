@@ -18,11 +18,15 @@ handshake era (``initialize``) the server sends real requests mid-call; in 2026-
 - ``log_lines()``: logs ``debug line``, ``info line`` and ``warning line`` (logger ``lines``) during the
   call, which the SDK sends only to a client that asked (a session's level, or a request's ``logLevel``).
 
-Run it as ``python asking_server.py`` (stdio) or ``python asking_server.py --port P`` (Streamable HTTP).
+Run it as ``python asking_server.py`` (stdio) or ``python asking_server.py --port P [--modern-only]``
+(Streamable HTTP). ``--modern-only`` makes it a server of 2026-07-28 that never learnt the handshake: a
+request without that era's ``MCP-Protocol-Version`` is refused with 400 and -32022 naming 2026-07-28, and
+there is no GET stream (405).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from typing import Annotated
@@ -169,10 +173,48 @@ async def bad_header(amount: float) -> str:
 server._tool_manager._tools["bad_header"].parameters["properties"]["amount"]["x-mcp-header"] = "Amount"  # pyright: ignore[reportPrivateUsage]
 
 
+MODERN_VERSION = "2026-07-28"
+
+
+def modern_only(app):
+    """The ASGI app, refusing everything of the handshake era as a modern-only server does."""
+
+    async def guarded(scope, receive, send):
+        if scope["type"] != "http":
+            return await app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if scope["method"] == "GET":
+            return await respond(send, 405, b"")
+        if scope["method"] == "POST" and headers.get("mcp-protocol-version") != MODERN_VERSION:
+            body = b""
+            while True:
+                message = await receive()
+                body += message.get("body", b"")
+                if not message.get("more_body"):
+                    break
+            try:
+                request_id = json.loads(body).get("id")
+            except (ValueError, AttributeError):
+                request_id = None
+            error = {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": [MODERN_VERSION]}}
+            return await respond(send, 400, json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode())
+        return await app(scope, receive, send)
+
+    return guarded
+
+
+async def respond(send, status: int, body: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": body})
+
+
 def main() -> None:
     if "--port" in sys.argv:
         port = int(sys.argv[sys.argv.index("--port") + 1])
-        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=port, log_level="warning")
+        app = server.streamable_http_app()
+        if "--modern-only" in sys.argv:
+            app = modern_only(app)
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
     else:
         anyio.run(server.run_stdio_async)
 
