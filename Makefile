@@ -12,7 +12,7 @@ VENV_1X := .venv-1x
 CONFIG ?=
 ARGS ?=
 
-.PHONY: run test unit interop lint format bench dist system-deps venv venv-1x build build-release clean
+.PHONY: run test unit interop lint format bench dist system-deps browser-deps venv venv-1x build build-release clean
 
 # System packages the build needs; installed only when missing (CI and fresh machines run as root).
 system-deps:
@@ -20,6 +20,14 @@ system-deps:
 		echo "installing libmicrohttpd-dev and pkg-config"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libmicrohttpd-dev pkg-config >/dev/null; \
+	fi
+
+# The browser the console's tests drive: Debian's Chromium and its driver, nothing downloaded at test time.
+browser-deps:
+	@if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing chromium and chromium-driver"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	fi
 
 build: system-deps
@@ -59,7 +67,7 @@ unit: build
 	$(SWIFT) build --build-tests
 	.ci/deadline 600 $(SWIFT) test --skip-build
 
-interop: build venv venv-1x
+interop: build venv venv-1x browser-deps
 	YRDEN_BIN=$(CURDIR)/.build/debug/yrden $(VENV)/bin/python -m pytest Tests/interop -q
 
 test: lint unit interop

@@ -36,7 +36,7 @@ package struct FrontRouter: Sendable {
         mcp = MCPEndpoint(
             gateway: gateway,
             origins: origins,
-            clients: ClientTokenPolicy(tokens: settings.clientTokens),
+            clients: ClientTokenPolicy(clientTokens: settings.clientTokens, adminToken: settings.adminToken),
             logger: logger
         )
         health = HealthEndpoint(gateway: gateway)

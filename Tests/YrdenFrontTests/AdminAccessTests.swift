@@ -78,3 +78,13 @@ import YrdenHTTPServer
         #expect(AdminAccess.hostName(of: "user@example.com") == "example.com")
     }
 }
+
+@Suite struct ClientTokenPolicyTests {
+    @Test func theAdminTokenOpensTheEndpointOnlyWhenTokensAreRequired() {
+        let required = ClientTokenPolicy(clientTokens: ["client"], adminToken: "admin")
+        #expect(required.permits("Bearer client") && required.permits("Bearer admin"))
+        #expect(!required.permits("Bearer other") && !required.permits(nil))
+        let open = ClientTokenPolicy(clientTokens: [], adminToken: "admin")
+        #expect(open.permits(nil), "no client tokens: the endpoint stays open, the admin token adds no requirement")
+    }
+}

@@ -235,6 +235,21 @@ def test_the_console_asks_for_the_admin_token(gateway, yrden, browser) -> None:
     assert not browser.find_element(By.ID, "token-dialog").is_displayed()
 
 
+def test_the_console_calls_tools_where_mcp_clients_need_a_token(gateway, yrden, browser) -> None:
+    config = demo_config(yrden)
+    config["gateway"] = {"clientTokens": ["a-client-token"]}
+    gw = gateway(config, env={"YRDEN_ADMIN_TOKEN": ADMIN_TOKEN})
+    console = Console(browser, gw)
+    browser.get(f"{console.base}/")
+    dialog = wait_for(lambda: (d := browser.find_element(By.ID, "token-dialog")).is_displayed() and d, "the token dialog")
+    browser.find_element(By.ID, "token-input").send_keys(ADMIN_TOKEN)
+    console.click("Sign in", dialog)
+    console.wait_state("demo", lambda s: s == CONNECTED, "connected")
+    detail = console.open("explore").call_tool("demo", "demo__echo", message="with the admin token")
+    result = wait_for(lambda: detail.find_element(By.CSS_SELECTOR, '[data-testid="tool-result"]'), "the result")
+    assert "with the admin token" in result.text
+
+
 def test_a_cross_site_form_post_to_the_admin_api_is_refused(gateway, yrden, browser, origins) -> None:
     gw = gateway(demo_config(yrden))
     # text/plain lets a form send a JSON-looking body: {"id":"evil",...,"args":["="]}

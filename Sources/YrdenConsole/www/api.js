@@ -18,7 +18,8 @@ export function storeToken(token) {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
-function authHeaders() {
+/** The admin token as a bearer header, also what /mcp accepts from the console when it requires tokens. */
+export function authHeaders() {
   const token = storedToken();
   return token ? { Authorization: `Bearer ${token}` } : {};
 }

@@ -1,5 +1,6 @@
 // The console's own MCP session on /mcp (Streamable HTTP, handshake era): requests with progress and
 // cancellation, answers as JSON or as an SSE stream.
+import { authHeaders } from './api.js';
 import { readEvents } from './sse.js';
 
 const PROTOCOL_VERSION = '2025-11-25';
@@ -48,7 +49,11 @@ export class McpClient {
   }
 
   #post(sessionId, message, signal) {
-    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const headers = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...authHeaders(),
+    };
     if (sessionId) {
       headers['Mcp-Session-Id'] = sessionId;
       headers['MCP-Protocol-Version'] = PROTOCOL_VERSION;
