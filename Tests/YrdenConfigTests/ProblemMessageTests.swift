@@ -29,7 +29,7 @@ import Testing
             lines(#"{"gateway": {"colour": "blue"}}"#) == [
                 #"test.json: gateway.colour: unknown key "colour" — remove it; known keys here: listen, "#
                     + "toolSeparator, adminToken, clientTokens, allowedOrigins, maxBodyBytes, dataDir, publicURL, "
-                    + "oauthCallback, maxSessions, sessionIdleTimeout, startupWait"
+                    + "oauthCallback, maxSessions, sessionIdleTimeout, startupWait, console, appsListen"
             ]
         )
     }
