@@ -70,3 +70,75 @@ import YrdenTesting
         await running.stop()
     }
 }
+
+/// A 2026-07-28 server logs only for requests that asked (`_meta.logLevel`), so over a pipe, where a message
+/// does not say its request, it belongs to the one request in flight that asked, and to nobody when several did.
+@Suite struct ModernPipeLogTests {
+    private static func request(_ id: Int, level: String) -> JSONRPCRequest {
+        var envelope = StatelessRequestTests.envelope
+        envelope[ModernEnvelope.logLevelKey] = .string(level)
+        return JSONRPCRequest(
+            id: .int(id),
+            method: MCPMethod.toolsCall,
+            params: ["name": "a__echo", "arguments": [:], "_meta": .object(envelope)]
+        )
+    }
+
+    /// A modern fake whose `echo` logs one line during the call, once `release` lets it.
+    private static func channels(release: Completion? = nil) -> FakeUpstreams {
+        var script = FakeUpstreamScript()
+        script.modern = true
+        script.capabilities["logging"] = [:]
+        let channels = FakeUpstreams(script)
+        channels["a"].handleTool("echo") { call in
+            if let release { await release.wait() }
+            _ = channels["a"].notify(MCPMethod.message, params: ["level": "warning", "data": "from the call"])
+            return .result(["content": []])
+        }
+        return channels
+    }
+
+    @Test func theOneRequestThatAskedGetsTheMessage() async throws {
+        let running = RunningGateway([stdioSpec("a")], channels: Self.channels())
+        #expect(await running.connected("a"))
+        let related = Recording<JSONRPCMessage>()
+        let response = await running.gateway.respondStateless(
+            to: Self.request(1, level: "info"),
+            related: { related.append($0) }
+        )
+        #expect((try? response.outcome.get()) != nil)
+        let logged = related.elements.compactMap { message -> JSONRPCNotification? in
+            if case .notification(let notification) = message, notification.method == MCPMethod.message {
+                return notification
+            }
+            return nil
+        }
+        #expect(logged.map { $0.params?["data"] } == ["from the call"])
+        #expect(logged.first?.params?["logger"] == "a")
+        await running.stop()
+    }
+
+    @Test func whenTwoRequestsAskedNeitherGetsAMessageItCannotBeToldIsItsOwn() async throws {
+        let release = Completion()
+        let running = RunningGateway([stdioSpec("a")], channels: Self.channels(release: release))
+        #expect(await running.connected("a"))
+        let first = Recording<JSONRPCMessage>()
+        let second = Recording<JSONRPCMessage>()
+        async let one = running.gateway.respondStateless(
+            to: Self.request(1, level: "info"),
+            related: { first.append($0) }
+        )
+        async let two = running.gateway.respondStateless(
+            to: Self.request(2, level: "info"),
+            related: { second.append($0) }
+        )
+        for _ in 0..<1000 where running["a"].requests(MCPMethod.toolsCall).count < 2 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(running["a"].requests(MCPMethod.toolsCall).count == 2)
+        release.signal()
+        _ = await (one, two)
+        #expect(first.elements.isEmpty && second.elements.isEmpty)
+        await running.stop()
+    }
+}

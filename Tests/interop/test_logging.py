@@ -57,9 +57,14 @@ async def test_a_session_that_did_not_ask_gets_none(gateway, http_asking):
     assert received == []
 
 
-@pytest.mark.parametrize("protocol", ["2025-11-25", "2026-07-28"])
-async def test_a_modern_request_gets_the_log_lines_it_opted_into(gateway, http_asking, protocol):
-    gw = gateway({"mcpServers": {"asking": entry("http", http_asking, protocol)}})
+# Over stdio a message does not say its request. A 2026-07-28 server logs only for requests that asked, so it
+# is the one request in flight that did; a handshake-era server's messages belong to its session with the
+# gateway and are not attributed to a 2026-07-28 request (the era table: unattributable logs are dropped).
+@pytest.mark.parametrize(
+    ("transport", "protocol"), [("http", "2025-11-25"), ("http", "2026-07-28"), ("stdio", "2026-07-28")]
+)
+async def test_a_modern_request_gets_the_log_lines_it_opted_into(gateway, http_asking, transport, protocol):
+    gw = gateway({"mcpServers": {"asking": entry(transport, http_asking, protocol)}})
     text, received = await collect_logs({"log_level": "warning"}, gw.url, "auto", None)
     assert text == "logged"
     assert [(m.level, m.data) for m in received] == [("warning", "warning line")]

@@ -23,6 +23,9 @@ final class PendingRequests: Sendable {
         var relay: (any ServerRequestRelay)? = nil
         /// Where log messages sent as part of this request go; `nil`: to the upstream's events.
         var onMessage: (@Sendable (JSONValue) -> Void)? = nil
+        /// Sent with a 2026-07-28 `_meta.logLevel`: a server of that era logs only for such requests, so a
+        /// message that comes without saying its request (stdio) is this one's when no other asked.
+        var askedForLogs = false
 
         /// When the request times out.
         var expiry: ContinuousClock.Instant { deadline + grace }
@@ -142,8 +145,19 @@ final class PendingRequests: Sendable {
     }
 
     /// Where a log message sent as part of request `related` goes, when that request is in flight and
-    /// wants them.
-    func messageHandler(relatedTo related: Int) -> (@Sendable (JSONValue) -> Void)? {
-        state.withLock { $0.entries[related]?.onMessage }
+    /// wants them. Without `related` (a stdio pipe), the one request in flight that asked a 2026-07-28 server
+    /// for logs; `nil` when none or several did (the message cannot be attributed).
+    func messageHandler(relatedTo related: Int?) -> (@Sendable (JSONValue) -> Void)? {
+        state.withLock { state in
+            if let related { return state.entries[related]?.onMessage }
+            let asking = state.entries.values.lazy.filter(\.askedForLogs).prefix(2)
+            guard asking.count == 1 else { return nil }
+            return asking.first?.onMessage
+        }
+    }
+
+    /// Whether a request in flight asked a 2026-07-28 server for logs (see ``Entry/askedForLogs``).
+    func anyAskedForLogs() -> Bool {
+        state.withLock { $0.entries.values.contains(where: \.askedForLogs) }
     }
 }

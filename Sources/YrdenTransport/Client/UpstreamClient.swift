@@ -98,10 +98,12 @@ package final class UpstreamClient: Sendable {
     {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         var params = params
+        var askedForLogs = false
         if var stamp = envelope.withLock({ $0 }) {
             if let capabilities = options.clientCapabilities { stamp.capabilities = capabilities }
             stamp.logLevel = options.logLevel
             params = stamp.stamp(params)
+            askedForLogs = options.logLevel != nil && options.onMessage != nil
         }
         if options.onProgress != nil {
             var object = params?.objectValue ?? [:]
@@ -123,7 +125,8 @@ package final class UpstreamClient: Sendable {
                         grace: options.grace,
                         onProgress: options.onProgress,
                         relay: options.relay,
-                        onMessage: options.onMessage
+                        onMessage: options.onMessage,
+                        askedForLogs: askedForLogs
                     )
                     pending.register(id, entry)
                     // Cancelled before it was registered: the cancellation handler found nothing to fail,
@@ -247,11 +250,13 @@ package final class UpstreamClient: Sendable {
             guard case .int(let id) = response.id else { return }
             pending.resolve(id, with: response.outcome)
         case .notification(let notification):
-            if notification.method == MCPMethod.message, let related,
-                let handler = pending.messageHandler(relatedTo: related)
-            {
-                // A log message of one request (on its POST's stream): that request's caller's, if it asked.
+            if notification.method == MCPMethod.message, let handler = pending.messageHandler(relatedTo: related) {
+                // A log message of one request (on its POST's stream, or on a 2026-07-28 server's pipe while
+                // only one request asked for logs): that request's caller's.
                 handler(notification.params ?? [:])
+            } else if notification.method == MCPMethod.message, related == nil, pending.anyAskedForLogs() {
+                // A 2026-07-28 server's message while several requests asked: whose it is cannot be told.
+                log("dropped a log message: several requests in flight asked for logs")
             } else if notification.method == MCPMethod.progress {
                 // Progress belongs to a request of ours or to nobody; it never queues as an event.
                 if let params = notification.params, let token = params["progressToken"]?.intValue {
