@@ -52,7 +52,7 @@ let package = Package(
         /// The web console's static files, embedded in the binary at build time.
         .target(
             name: "YrdenConsole",
-            exclude: ["www"],
+            exclude: ["www", "screenshot.png"],
             swiftSettings: strict,
             plugins: ["EmbedConsoleFiles"]
         ),
