@@ -20,6 +20,7 @@ from typing import Any
 import httpx2
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from console_driver import Console, browser, wait_for  # noqa: F401 (browser is a fixture)
 from harness import PYTHON, INTEROP_DIR, Gateway, free_port
@@ -139,6 +140,48 @@ def test_call_echo_through_the_generated_form(gateway, yrden, browser) -> None:
     result = wait_for(lambda: detail.find_element(By.CSS_SELECTOR, '[data-testid="tool-result"]'), "the result")
     assert "hello from the console" in result.text
     assert '"message": "hello from the console"' in result.text  # structuredContent
+
+
+def test_a_running_call_shows_progress_and_can_be_cancelled(gateway, yrden, browser) -> None:
+    gw = gateway(demo_config(yrden))
+    console = Console(browser, gw).open("explore")
+    detail = console.call_tool("demo", "demo__slow", seconds="20", steps="40")
+    wait_for(lambda: " of 40" in detail.find_element(By.CSS_SELECTOR, ".actions .hint").text, "progress of the call")
+    console.button("Cancel", detail).click()
+    wait_for(lambda: "Cancelled." in detail.text, "the call cancelled")
+
+
+def test_keyboard_only_at_a_narrow_width_in_the_dark_theme(gateway, yrden, browser) -> None:
+    gw = gateway(demo_config(yrden))
+    browser.set_window_size(400, 800)
+    console = Console(browser, gw).open()
+    console.wait_state("demo", lambda s: s == CONNECTED, "connected")
+    width = console.script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"the page scrolls sideways at 400 px: {width}"
+    browser.find_element(By.TAG_NAME, "body").click()
+    for _ in range(40):  # Tab to the theme toggle, then to "Add server", by keyboard alone
+        browser.switch_to.active_element.send_keys(Keys.TAB)
+        if browser.switch_to.active_element.get_attribute("id") == "theme-toggle":
+            break
+    else:
+        raise AssertionError("the theme toggle cannot be reached with Tab")
+    before = console.script("return document.documentElement.dataset.theme")
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    after = console.script("return document.documentElement.dataset.theme")
+    assert {before, after} == {"light", "dark"}, (before, after)
+    for _ in range(40):
+        browser.switch_to.active_element.send_keys(Keys.TAB)
+        if browser.switch_to.active_element.get_attribute("id") == "add-server":
+            break
+    else:
+        raise AssertionError("Add server cannot be reached with Tab")
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    dialog = wait_for(lambda: (d := browser.find_element(By.ID, "server-dialog")).is_displayed() and d, "the dialog")
+    focused = browser.switch_to.active_element
+    assert focused.tag_name in ("input", "select", "button") and dialog.find_elements(By.XPATH, ".//*[@id]")
+    assert console.script("return document.getElementById('server-dialog').contains(document.activeElement)")
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_for(lambda: not browser.find_element(By.ID, "server-dialog").is_displayed(), "the dialog closed by Escape")
 
 
 def test_the_demo_app_calls_a_tool_through_the_host(gateway, yrden, browser) -> None:
