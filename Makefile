@@ -12,7 +12,7 @@ VENV_1X := .venv-1x
 CONFIG ?=
 ARGS ?=
 
-.PHONY: run test unit interop lint format bench dist system-deps browser-deps venv venv-1x build build-release clean
+.PHONY: run test unit console-unit interop lint format bench dist system-deps browser-deps venv venv-1x build build-release clean
 
 # System packages the build needs; installed only when missing (CI and fresh machines run as root).
 system-deps:
@@ -67,10 +67,17 @@ unit: build
 	$(SWIFT) build --build-tests
 	.ci/deadline 600 $(SWIFT) test --skip-build
 
+# The console's pure browser modules (an app's CSP, output-schema checks) under Node's own test runner.
+console-unit:
+	@command -v node >/dev/null 2>&1 || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs >/dev/null; }
+	node --test Tests/console/
+
 interop: build venv venv-1x browser-deps
 	YRDEN_BIN=$(CURDIR)/.build/debug/yrden $(VENV)/bin/python -m pytest Tests/interop -q
 
-test: lint unit interop
+test: lint unit console-unit interop
 
 bench: build-release
 	Benchmarks/run.sh

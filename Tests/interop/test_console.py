@@ -140,6 +140,8 @@ def test_call_echo_through_the_generated_form(gateway, yrden, browser) -> None:
     result = wait_for(lambda: detail.find_element(By.CSS_SELECTOR, '[data-testid="tool-result"]'), "the result")
     assert "hello from the console" in result.text
     assert '"message": "hello from the console"' in result.text  # structuredContent
+    verdict = result.find_element(By.CSS_SELECTOR, '[data-testid="schema-verdict"]')
+    assert verdict.text == "Matches the output schema."
 
 
 def test_a_running_call_shows_progress_and_can_be_cancelled(gateway, yrden, browser) -> None:

@@ -1,6 +1,7 @@
 // Renders what MCP answers: tool results (content blocks, structuredContent, isError), resource
 // contents and prompt messages. Text stays text; images are data: URLs (the console's CSP allows them).
 import { formatJSON, h, pre } from './dom.js';
+import { schemaProblems } from './schema-check.js';
 
 export function renderToolResult(result, tool) {
   return h('div', { class: `result${result?.isError ? ' is-error' : ''}`, dataset: { testid: 'tool-result' } },
@@ -9,8 +10,17 @@ export function renderToolResult(result, tool) {
     result?.structuredContent !== undefined && h('section', { class: 'structured' },
       h('h4', {}, 'structuredContent'),
       pre(formatJSON(result.structuredContent)),
+      tool?.outputSchema && schemaVerdict(result.structuredContent, tool.outputSchema),
       tool?.outputSchema && h('details', {}, h('summary', {}, 'outputSchema'), pre(formatJSON(tool.outputSchema)))),
     result?._meta && h('details', {}, h('summary', {}, '_meta'), pre(formatJSON(result._meta))));
+}
+
+/** Whether structuredContent matches the tool's declared output schema, and if not, where. */
+function schemaVerdict(value, schema) {
+  const problems = schemaProblems(value, schema);
+  if (problems.length === 0) return h('p', { class: 'hint', dataset: { testid: 'schema-verdict' } }, 'Matches the output schema.');
+  return h('div', { class: 'error-text', role: 'alert', dataset: { testid: 'schema-verdict' } },
+    h('p', {}, 'Does not match the output schema:'), h('ul', {}, problems.map((p) => h('li', {}, p))));
 }
 
 function renderBlocks(blocks) {
