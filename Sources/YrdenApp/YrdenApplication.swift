@@ -128,6 +128,7 @@ package struct YrdenApplication: Sendable {
                 configuration: HTTPServerConfiguration(
                     host: callback.host,
                     port: callback.port,
+                    threadPoolSize: 1,
                     maxBodyBytes: 64 << 10
                 ),
                 logger: logger,
@@ -153,7 +154,13 @@ package struct YrdenApplication: Sendable {
         guard let address = config.gateway.appsSandbox else { return nil }
         func listen(on port: Int) throws -> HTTPServer {
             try HTTPServer(
-                configuration: HTTPServerConfiguration(host: address.host, port: port, maxBodyBytes: 16 << 10),
+                // One static file to a browser now and then: one libmicrohttpd thread is plenty.
+                configuration: HTTPServerConfiguration(
+                    host: address.host,
+                    port: port,
+                    threadPoolSize: 1,
+                    maxBodyBytes: 16 << 10
+                ),
                 logger: logger,
                 handler: FrontRouter.appsSandboxHandler(settings: config.gateway, consolePort: consolePort.get)
             )
