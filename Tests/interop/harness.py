@@ -368,6 +368,8 @@ class McpSession:
     transport_errors: list[Exception] = field(default_factory=list)
     subscription_errors: list[BaseException] = field(default_factory=list)
     get_stream_status: int | None = None  # legacy: status of the standalone GET stream
+    session_ids_minted: set[str] = field(default_factory=set)  # Mcp-Session-Id headers the gateway answered with
+    session_ids_sent: set[str] = field(default_factory=set)  # Mcp-Session-Id headers the client sent
     _arrived: anyio.Event = field(default_factory=anyio.Event)
 
     @property
@@ -490,6 +492,11 @@ async def mcp_session(
     session_ref: list[McpSession] = []
 
     async def on_response(response: httpx2.Response) -> None:
+        if session_ref:
+            if minted := response.headers.get("mcp-session-id"):
+                session_ref[0].session_ids_minted.add(minted)
+            if sent := response.request.headers.get("mcp-session-id"):
+                session_ref[0].session_ids_sent.add(sent)
         if response.request.method == "GET" and session_ref:
             session_ref[0].get_stream_status = response.status_code
             get_opened.set()

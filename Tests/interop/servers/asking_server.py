@@ -16,12 +16,21 @@ handshake era (``initialize``) the server sends real requests mid-call; in 2026-
   the tool invalid for a 2026-07-28 HTTP client;
 - ``roots_changes()``: how many ``notifications/roots/list_changed`` the server has received;
 - ``log_lines()``: logs ``debug line``, ``info line`` and ``warning line`` (logger ``lines``) during the
-  call, which the SDK sends only to a client that asked (a session's level, or a request's ``logLevel``).
+  call, which the SDK sends only to a client that asked (a session's level, or a request's ``logLevel``);
+- ``count(steps)``: one progress notification per step; ``hang(seconds, interval=0)``: sleeps (with
+  progress every ``interval`` if given), noting whether it was cancelled; ``hangs()`` says
+  ``started N cancelled N finished N``;
+- ``add_tool(name)``: registers a tool and announces the change (the session's stream in the handshake
+  era, listen streams in 2026-07-28); prompt ``greeting(name)``.
 
-Run it as ``python asking_server.py`` (stdio) or ``python asking_server.py --port P [--modern-only]``
-(Streamable HTTP). ``--modern-only`` makes it a server of 2026-07-28 that never learnt the handshake: a
-request without that era's ``MCP-Protocol-Version`` is refused with 400 and -32022 naming 2026-07-28, and
-there is no GET stream (405).
+In 2026-07-28 ``ask_url`` answers ``input_required`` with a URL elicitation (without an ``elicitationId``,
+which that era does not have) and, retried, says what the user did.
+
+Run it as ``python asking_server.py [--modern-only]`` (stdio) or ``python asking_server.py --port P
+[--modern-only]`` (Streamable HTTP). ``--modern-only`` makes it a server of 2026-07-28 that never learnt the
+handshake: over HTTP a request without that era's ``MCP-Protocol-Version`` is refused with 400 and -32022
+naming 2026-07-28, and there is no GET stream (405); over stdio ``initialize`` is refused with -32022 (the
+SDK's modern loop, as ``sample_server.py --modern-only``).
 """
 
 from __future__ import annotations
@@ -34,11 +43,19 @@ from typing import Annotated
 import anyio
 import uvicorn
 from mcp.server.elicitation import ElicitationResult
+from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
+from mcp.server.runner import _serve_modern_stream  # pyright: ignore[reportPrivateUsage]
+from mcp.server.stdio import stdio_server
+from mcp.server.mcpserver.prompts.base import UserMessage
 from mcp_types import (
     CreateMessageResult,
+    ElicitRequest,
+    ElicitRequestURLParams,
+    ElicitResult,
     EmptyResult,
+    InputRequiredResult,
     ListRootsResult,
     NotificationParams,
     SamplingMessage,
@@ -94,11 +111,69 @@ async def log_lines(ctx: Context) -> str:
 
 
 @server.tool(description="Ask the user to visit a URL (URL elicitation), then say the visit is complete.")
-async def ask_url(ctx: Context) -> str:
+async def ask_url(ctx: Context) -> str | InputRequiredResult:
+    if ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        # 2026-07-28: ask through the result, and read the answer from the retry.
+        answer = (ctx.input_responses or {}).get("visit")
+        if isinstance(answer, ElicitResult):
+            return f"url {answer.action}"
+        params = ElicitRequestURLParams(message="Sign in to the example service", url="https://example.com/auth")
+        return InputRequiredResult(input_requests={"visit": ElicitRequest(params=params)})
     answer = await ctx.elicit_url("Sign in to the example service", "https://example.com/auth", "auth-1")
     if answer.action == "accept":
         await ctx.session.send_elicit_complete("auth-1")
     return f"url {answer.action}"
+
+
+@server.tool(description="Count to `steps`, reporting progress after each step.")
+async def count(steps: int, ctx: Context) -> str:
+    for step in range(1, steps + 1):
+        await anyio.sleep(0.05)
+        await ctx.report_progress(step, steps, f"step {step} of {steps}")
+    return f"counted to {steps}"
+
+
+HANGS = {"started": 0, "cancelled": 0, "finished": 0}
+
+
+@server.tool(description="Sleep for `seconds` (progress every `interval` if given), noting whether it was cancelled.")
+async def hang(seconds: float, ctx: Context, interval: float = 0) -> str:
+    HANGS["started"] += 1
+    try:
+        if interval > 0:
+            for tick in range(1, int(seconds / interval) + 1):
+                await anyio.sleep(interval)
+                await ctx.report_progress(tick)
+        else:
+            await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        HANGS["cancelled"] += 1
+        raise
+    HANGS["finished"] += 1
+    return "woke up"
+
+
+@server.tool(description="How many `hang` calls started, were cancelled, and finished.")
+def hangs() -> str:
+    return " ".join(f"{key} {value}" for key, value in HANGS.items())
+
+
+@server.tool(description="Register a new tool called `name`, then announce that the tool list changed.")
+async def add_tool(name: str, ctx: Context) -> str:
+    def added() -> str:
+        return f"{name} was added at runtime"
+
+    server.add_tool(added, name=name, description=f"Added at runtime by add_tool({name!r}).")
+    if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        await ctx.session.send_tool_list_changed()
+    else:
+        await ctx.notify_tools_changed()
+    return f"added {name}"
+
+
+@server.prompt(description="A greeting for `name`.")
+def greeting(name: str) -> list[UserMessage]:
+    return [UserMessage(f"Say hello to {name}.")]
 
 
 SUBSCRIBED: set[str] = set()
@@ -215,8 +290,22 @@ def main() -> None:
         if "--modern-only" in sys.argv:
             app = modern_only(app)
         uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    elif "--modern-only" in sys.argv:
+        anyio.run(serve_modern_stdio)
     else:
-        anyio.run(server.run_stdio_async)
+        anyio.run(run_stdio)
+
+
+async def run_stdio() -> None:
+    # Declare listChanged for handshake-era clients (MCPServer.run_stdio_async does not).
+    options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, options)
+
+
+async def serve_modern_stdio() -> None:
+    async with stdio_server() as (read_stream, write_stream), lowlevel.lifespan(lowlevel) as state:
+        await _serve_modern_stream(lowlevel, read_stream, write_stream, lifespan_state=state, raise_exceptions=False)
 
 
 if __name__ == "__main__":
