@@ -21,11 +21,18 @@ final class ConnectionSweeper: Sendable {
     private let queue = DispatchQueue(label: "yrden.http.connection-sweep")
     private let interval: DispatchTimeInterval
     private let logger: Logger
+    /// Told, once per request, that the client of a busy (suspended) connection has left.
+    private let clientLeftHandler = Mutex<(@Sendable (OpaquePointer) -> Void)?>(nil)
 
     init(requestTimeout: Duration, logger: Logger) {
         self.connections = Mutex(OpenConnections(requestTimeout: requestTimeout))
         self.interval = .nanoseconds(Int(Self.interval(for: requestTimeout) / .nanoseconds(1)))
         self.logger = logger
+    }
+
+    /// Sets who hears that a busy connection's client left (its server, made after this sweeper).
+    func onClientLeft(_ handler: @escaping @Sendable (OpaquePointer) -> Void) {
+        clientLeftHandler.withLock { $0 = handler }
     }
 
     /// How often the sweep runs: often enough that a deadline is kept within a quarter of itself.
@@ -70,8 +77,16 @@ final class ConnectionSweeper: Sendable {
     }
 
     /// One pass: probe waiting connections for a half-close (outside the lock: one syscall each), then close what
-    /// the rules name (under it).
+    /// the rules name (under it); probe busy ones for a client that left, and report those.
     func sweep() {
+        let busy = connections.withLock { $0.busy() }
+        for probe in busy where Self.peerHasClosed(probe.socket) {
+            // Reported under the lock's verdict that the connection is still open and busy, so the pointer is live.
+            guard connections.withLock({ $0.clientLeft(probe.key) }),
+                let connection = OpaquePointer(bitPattern: probe.key)
+            else { continue }
+            clientLeftHandler.withLock { $0 }?(connection)
+        }
         let probes = connections.withLock { $0.waiting() }
         let halfClosed = Set(probes.lazy.filter { Self.peerHasClosed($0.socket) }.map(\.id))
         let now = ContinuousClock.now

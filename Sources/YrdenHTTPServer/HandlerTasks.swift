@@ -20,8 +20,9 @@ final class HandlerTasks: Sendable {
     private let state = Mutex(State())
 
     /// Starts `operation`, running its first stretch on this thread when this thread allows inline runs. The
-    /// caller must hold no lock the operation could take.
-    func start(_ operation: @escaping @Sendable () async -> Void) {
+    /// caller must hold no lock the operation could take. Returns the task's id, for ``cancel(_:)``.
+    @discardableResult
+    func start(_ operation: @escaping @Sendable () async -> Void) -> UInt64 {
         let id = state.withLock { state in
             state.nextID += 1
             state.running[state.nextID] = .some(nil)
@@ -38,6 +39,13 @@ final class HandlerTasks: Sendable {
             return state.cancelled
         }
         if cancelNow { task.cancel() }
+        return id
+    }
+
+    /// Cancels the task `id` if it is still running.
+    func cancel(_ id: UInt64) {
+        let task = state.withLock { $0.running[id] ?? nil }
+        task?.cancel()
     }
 
     /// Cancels every running task, and every task started from now on.

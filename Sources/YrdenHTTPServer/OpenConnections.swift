@@ -7,6 +7,11 @@
 /// (just opened, between keep-alive requests, headers or body still arriving) gets `requestTimeout` to deliver a
 /// complete one, and one whose client has closed its side while no request is complete is closed too.
 ///
+/// A connection whose request is with the server is suspended, and libmicrohttpd does not read a suspended
+/// socket: a client that leaves before its answer (a 2026-07-28 client cancelling by closing its stream) would
+/// go unnoticed until an answer came. Such a connection is probed too, and its client's leaving reported once,
+/// so the server can stop the handler.
+///
 /// It performs no I/O: `ConnectionSweeper` feeds it events and probes and closes the sockets it names, so the
 /// rules are unit-testable with made-up times. `Key` identifies a connection while it is open (its pointer).
 struct OpenConnections<Key: Hashable> {
@@ -18,9 +23,15 @@ struct OpenConnections<Key: Hashable> {
         case halfClosed
     }
 
-    /// A connection waiting for a request, to be probed for a half-close outside the lock.
+    /// A connection to be probed for a half-close outside the lock.
     struct Probe: Equatable {
         let id: UInt64
+        let socket: Int32
+    }
+
+    /// A busy connection to be probed for its client having left, with the key the server knows it by.
+    struct BusyProbe {
+        let key: Key
         let socket: Int32
     }
 
@@ -42,6 +53,8 @@ struct OpenConnections<Key: Hashable> {
         var halfClosedSweeps = 0
         /// Already shut down; libmicrohttpd has yet to notice.
         var closing = false
+        /// While busy: the client's leaving was reported already.
+        var leftReported = false
     }
 
     /// Sweeps in a row that must see a half-close before the connection is closed. One is not enough: between
@@ -73,6 +86,7 @@ struct OpenConnections<Key: Hashable> {
     mutating func requestHandedOver(_ key: Key) {
         entries[key]?.busy = true
         entries[key]?.halfClosedSweeps = 0
+        entries[key]?.leftReported = false
     }
 
     /// The answer is sent (or the request ended otherwise): the connection waits for its next request.
@@ -83,6 +97,20 @@ struct OpenConnections<Key: Hashable> {
     }
 
     // MARK: The sweep
+
+    /// Busy connections whose client has not been reported gone, to probe outside the lock.
+    func busy() -> [BusyProbe] {
+        entries.compactMap { key, entry in
+            entry.busy && !entry.closing && !entry.leftReported ? BusyProbe(key: key, socket: entry.socket) : nil
+        }
+    }
+
+    /// Records that the client of busy connection `key` left; true the first time, when it is to be reported.
+    mutating func clientLeft(_ key: Key) -> Bool {
+        guard let entry = entries[key], entry.busy, !entry.leftReported else { return false }
+        entries[key]!.leftReported = true
+        return true
+    }
 
     /// Connections waiting for a request, whose sockets the sweeper checks for a half-close.
     func waiting() -> [Probe] {

@@ -42,6 +42,8 @@ final class ServerCore: Sendable {
         /// Every exchange handed to Swift and not yet completed by libmicrohttpd; shutdown walks it and waits
         /// for it to empty.
         var dispatched: [ObjectIdentifier: Exchange] = [:]
+        /// The handler task of each dispatched exchange, to cancel when its client leaves.
+        var handlerIDs: [ObjectIdentifier: UInt64] = [:]
         /// Requests that arrived before `run()`. Bounded all the same: a connection has at most one request with
         /// Swift, and the connection limit bounds connections.
         var parked: [IncomingRequest] = []
@@ -72,6 +74,7 @@ final class ServerCore: Sendable {
         self.logger = logger
         self.handler = handler
         self.connections = ConnectionSweeper(requestTimeout: requestTimeout, logger: logger)
+        connections.onClientLeft { [weak self] connection in self?.clientLeft(connection) }
     }
 
     func attach(_ daemon: DaemonHandle) {
@@ -134,6 +137,7 @@ final class ServerCore: Sendable {
 
     func completed(_ exchange: Exchange) {
         let waiter = locked.withLock { locked -> CheckedContinuation<Void, Never>? in
+            locked.handlerIDs[ObjectIdentifier(exchange)] = nil
             guard locked.dispatched.removeValue(forKey: ObjectIdentifier(exchange)) != nil else { return nil }
             return locked.takeDrainWaiterIfDrained()
         }
@@ -222,7 +226,27 @@ final class ServerCore: Sendable {
     // MARK: Handlers
 
     private func start(_ request: IncomingRequest) {
-        handlers.start { [self] in await serve(request) }
+        let exchange = ObjectIdentifier(request.exchange)
+        let id = handlers.start { [self] in await serve(request) }
+        locked.withLock { locked in
+            if locked.dispatched[exchange] != nil { locked.handlerIDs[exchange] = id }
+        }
+    }
+
+    /// The client of a suspended connection left before its answer was done: its handler is cancelled (which
+    /// cancels what it waits for upstream) and a stream is ended, instead of both waiting for an answer that
+    /// nobody will read. A 2026-07-28 client cancels a call this way.
+    private func clientLeft(_ connection: OpaquePointer) {
+        let found = locked.withLock { locked -> (Exchange, UInt64?)? in
+            guard let exchange = locked.dispatched.values.first(where: { $0.connection.raw == connection }) else {
+                return nil
+            }
+            return (exchange, locked.handlerIDs[ObjectIdentifier(exchange)])
+        }
+        guard let (exchange, handlerID) = found else { return }
+        logger.debug("HTTP client left before its answer; cancelling the request")
+        if let handlerID { handlers.cancel(handlerID) }
+        exchange.endStream()
     }
 
     /// One request: run the handler, hand its answer to the connection, then feed a streamed body.

@@ -14,6 +14,25 @@ import Testing
         OpenConnections(requestTimeout: .seconds(seconds))
     }
 
+    @Test func aBusyConnectionIsProbedAndItsClientsLeavingReportedOncePerRequest() {
+        var open = connections()
+        open.opened(1, socket: 11, at: at(0))
+        open.opened(2, socket: 12, at: at(0))
+        #expect(open.busy().isEmpty, "no request is with the server yet")
+        open.requestHandedOver(1)
+        #expect(open.busy().map(\.socket) == [11])
+        let first = open.clientLeft(1)
+        let again = open.clientLeft(1)
+        #expect(first && !again, "reported once")
+        #expect(open.busy().isEmpty)
+        let waiting = open.clientLeft(2)
+        #expect(!waiting, "a waiting connection is the half-close rule's")
+        open.requestFinished(1, at: at(1))
+        open.requestHandedOver(1)
+        let next = open.clientLeft(1)
+        #expect(next, "the next request is reported again")
+    }
+
     @Test func aConnectionWithoutACompleteRequestIsClosedAtTheTimeout() {
         var open = connections()
         open.opened(1, socket: 11, at: at(0))
