@@ -46,6 +46,7 @@ from harness import (
     text_of,
     wait_until,
 )
+from test_client_requests import answer_model, answer_name, answer_roots
 
 UPSTREAMS = ["stdio-handshake", "stdio-modern", "http-handshake", "http-modern"]
 CLIENT_MODES = ["legacy", "auto", MODERN_VERSION]
@@ -132,22 +133,6 @@ async def call(session: McpSession, name: str, arguments: dict | None = None, **
         result = await session.client.call_tool(name, arguments or {}, **kwargs)
     assert not result.is_error, text_of(result)
     return text_of(result)
-
-
-async def answer_name(context, params: types.ElicitRequestParams) -> types.ElicitResult:
-    assert params.message == "What is your name?"
-    return types.ElicitResult(action="accept", content={"name": "Ada"})
-
-
-async def answer_model(context, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
-    asked = params.messages[0].content.text
-    return types.CreateMessageResult(
-        role="assistant", content=types.TextContent(type="text", text=f"{asked} is 42"), model="test-model"
-    )
-
-
-async def answer_roots(context) -> types.ListRootsResult:
-    return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
 
 
 # ---------------------------------------------------------------------------
