@@ -84,15 +84,19 @@ import YrdenTesting
         )
     }
 
-    /// A modern fake whose `echo` logs one line during the call, once `release` lets it.
-    private static func channels(release: Completion? = nil) -> FakeUpstreams {
+    /// A modern fake whose `echo` logs one line during the call. With `release`, the call logs once released
+    /// and answers only when `calls` calls have logged, so every message is sent while all are in flight.
+    private static func channels(release: Completion? = nil, calls: Int = 1) -> FakeUpstreams {
         var script = FakeUpstreamScript()
         script.modern = true
         script.capabilities["logging"] = [:]
         let channels = FakeUpstreams(script)
+        let logged = Recording<Int>()
         channels["a"].handleTool("echo") { call in
             if let release { await release.wait() }
             _ = channels["a"].notify(MCPMethod.message, params: ["level": "warning", "data": "from the call"])
+            logged.append(1)
+            for _ in 0..<2000 where logged.elements.count < calls { try? await Task.sleep(for: .milliseconds(5)) }
             return .result(["content": []])
         }
         return channels
@@ -120,7 +124,7 @@ import YrdenTesting
 
     @Test func whenTwoRequestsAskedNeitherGetsAMessageItCannotBeToldIsItsOwn() async throws {
         let release = Completion()
-        let running = RunningGateway([stdioSpec("a")], channels: Self.channels(release: release))
+        let running = RunningGateway([stdioSpec("a")], channels: Self.channels(release: release, calls: 2))
         #expect(await running.connected("a"))
         let first = Recording<JSONRPCMessage>()
         let second = Recording<JSONRPCMessage>()
