@@ -19,9 +19,9 @@ extension Gateway {
     /// connected server behind it promised for its part. A 2026-07-28 server's own hint counts as it came; a
     /// handshake-era server's part is fresh for ``announcedListTTLms`` when it declares `listChanged` for the
     /// list and not at all otherwise, and never public.
-    func cacheHint(for method: String, _ snapshot: Snapshot) -> CacheHint {
+    func cacheHint(for method: String, _ snapshot: Snapshot, scope: CatalogScope = .gateway) -> CacheHint {
         var parts: [CacheHint] = []
-        for id in snapshot.order {
+        for id in snapshot.order where scope.includes(id) {
             guard let link = snapshot.links[id], link.state.isConnected, let handshake = link.handshake,
                 let catalog = link.catalog
             else { continue }

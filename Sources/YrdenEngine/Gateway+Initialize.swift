@@ -10,7 +10,8 @@ extension Gateway {
     /// server's first connection attempt: a client reads capabilities and instructions only here, once, so
     /// an early answer would hide the upstreams' extensions (MCP Apps) and instructions for good.
     package func initialize(
-        _ request: JSONRPCRequest
+        _ request: JSONRPCRequest,
+        scope: CatalogScope = .gateway
     ) async throws(SessionLimitReached) -> (DownstreamSession, JSONRPCResponse) {
         await awaitStartup()
         let requested = request.params?["protocolVersion"]?.stringValue
@@ -18,23 +19,24 @@ extension Gateway {
         let session = try sessions.create(
             protocolVersion: version,
             clientInfo: request.params?["clientInfo"],
-            capabilities: request.params?["capabilities"]?.objectValue ?? [:]
+            capabilities: request.params?["capabilities"]?.objectValue ?? [:],
+            scope: scope
         )
         let snapshot = self.snapshot
         let result: JSONValue = [
             "protocolVersion": .string(version),
-            "capabilities": .object(downstreamCapabilities(snapshot)),
+            "capabilities": .object(downstreamCapabilities(snapshot, scope: scope)),
             "serverInfo": Self.serverInfo,
-            "instructions": .string(instructions(snapshot)),
+            "instructions": .string(instructions(snapshot, scope: scope)),
         ]
         return (session, JSONRPCResponse(id: request.id, result: result))
     }
 
     /// The gateway always offers tools, prompts and resources with `listChanged` (servers come and go even
     /// when no upstream changes its own lists), plus completions and any extension an upstream declares.
-    func downstreamCapabilities(_ snapshot: Snapshot) -> JSONObject {
+    func downstreamCapabilities(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> JSONObject {
         var extensions = JSONObject()
-        for spec in snapshot.specs {
+        for spec in snapshot.specs where scope.includes(spec.id) {
             guard let declared = snapshot.links[spec.id]?.handshake?.capabilities["extensions"]?.objectValue else {
                 continue
             }
@@ -43,7 +45,7 @@ extension Gateway {
         var capabilities: JSONObject = [
             "tools": ["listChanged": true],
             "prompts": ["listChanged": true],
-            "resources": ["listChanged": true, "subscribe": .bool(Self.offersSubscriptions(snapshot))],
+            "resources": ["listChanged": true, "subscribe": .bool(Self.offersSubscriptions(snapshot, scope: scope))],
             "completions": [:],
             "logging": [:],
         ]
@@ -51,7 +53,11 @@ extension Gateway {
         return capabilities
     }
 
-    func instructions(_ snapshot: Snapshot) -> String {
+    func instructions(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> String {
+        if case .server(let id) = scope {
+            let own = snapshot.links[id]?.handshake?.instructions ?? ""
+            return own.isEmpty ? "The MCP server \(id), through the Yrden gateway, under its own names." : own
+        }
         var text =
             "Yrden gateway in front of \(snapshot.order.count) MCP servers. Tools and prompts are named "
             + "<server>\(settings.toolSeparator)<name>."

@@ -12,10 +12,15 @@ extension Gateway {
     /// -32020 when a client's `tools/call` comes with `Mcp-Param-*` headers that do not match its arguments
     /// (by the tool's `x-mcp-header` annotations); `nil` when they match, or the tool is unknown (the call
     /// itself then says so). `header` returns every value sent for a header name.
-    package func paramHeaderMismatch(_ call: JSONRPCRequest, header: (String) -> [String]) -> JSONRPCError? {
+    package func paramHeaderMismatch(
+        _ call: JSONRPCRequest,
+        scope: CatalogScope = .gateway,
+        header: (String) -> [String]
+    ) -> JSONRPCError? {
         guard call.method == MCPMethod.toolsCall, let name = call.params?["name"]?.stringValue else { return nil }
         let snapshot = self.snapshot
-        guard let route = snapshot.catalog.routeTool(name), let annotations = paramHeaders(of: route, in: snapshot),
+        guard let route = try? toolRoute(name, in: scope, snapshot),
+            let annotations = paramHeaders(of: route, in: snapshot),
             let detail = annotations.mismatch(arguments: call.params?["arguments"], header: header)
         else { return nil }
         return .headerMismatch(detail)

@@ -35,7 +35,7 @@ extension Gateway {
         var encoded: EncodedJSON?
         do {
             if let kind = ServerCatalog.Kind(listMethod: request.method) {
-                let page = try await listPage(kind, cursor: request.params?["cursor"])
+                let page = try await listPage(kind, cursor: request.params?["cursor"], scope: admitted.session.scope)
                 (outcome, encoded) = (.success(page.value), page.encoded)
             } else {
                 outcome = try await dispatch(admitted, call: call, related: related)
@@ -50,15 +50,22 @@ extension Gateway {
     }
 
     /// One page of a merged list, with its serialization: made once per catalog generation and page, and
-    /// shared by every client that lists.
+    /// shared by every client that lists. A client of one server alone gets that server's list, serialized
+    /// with its answer.
     private func listPage(
         _ kind: ServerCatalog.Kind,
-        cursor: JSONValue?
-    ) async throws(JSONRPCError) -> (value: JSONValue, encoded: EncodedJSON) {
+        cursor: JSONValue?,
+        scope: CatalogScope
+    ) async throws(JSONRPCError) -> (value: JSONValue, encoded: EncodedJSON?) {
         // The first lists wait for the servers' first attempts, so a client started with the gateway
         // does not keep an empty or partial catalog.
         await awaitStartup()
         let snapshot = self.snapshot
+        if case .server(let id) = scope {
+            let items = scopedList(kind, of: id, snapshot)
+            let page = try Pagination.page(items, key: kind.resultKey, cursor: cursor, generation: snapshot.generation)
+            return (page, nil)
+        }
         let page = try Pagination.page(
             snapshot.catalog[kind],
             key: kind.resultKey,
@@ -131,18 +138,16 @@ extension Gateway {
             await unsubscribe(admitted.session, from: try requiredString(params, "uri"))
             return .success([:])
         case MCPMethod.toolsCall:
-            let name = try requiredString(params, "name")
-            guard let route = snapshot.catalog.routeTool(name) else { throw unknownTool(name, snapshot) }
+            let route = try toolRoute(try requiredString(params, "name"), in: admitted.session.scope, snapshot)
             return try await forward(request, renamedTo: route, context, isToolCall: true)
         case MCPMethod.promptsGet:
-            let name = try requiredString(params, "name")
-            guard let route = snapshot.catalog.promptRoutes[name] else {
-                throw .invalidParams("Unknown prompt: \(name)")
-            }
+            let route = try promptRoute(try requiredString(params, "name"), in: admitted.session.scope, snapshot)
             return try await forward(request, renamedTo: route, context)
         case MCPMethod.resourcesRead:
             let uri = try requiredString(params, "uri")
-            guard let server = snapshot.catalog.routeResource(uri) else { throw .resourceNotFound(uri) }
+            guard let server = resourceServer(uri, in: admitted.session.scope, snapshot) else {
+                throw .resourceNotFound(uri)
+            }
             return try await forward(request, to: server, params: params, context)
         case MCPMethod.completionComplete:
             return try await complete(request, context.withoutRelated)
@@ -159,17 +164,16 @@ extension Gateway {
         guard var params = request.params?.objectValue, var reference = params["ref"]?.objectValue else {
             throw .invalidParams("completion/complete needs params.ref")
         }
-        let catalog = context.snapshot.catalog
+        let scope = context.session.scope
         switch reference["type"]?.stringValue {
         case "ref/prompt":
-            let name = reference["name"]?.stringValue ?? ""
-            guard let route = catalog.promptRoutes[name] else { throw unknownName("prompt", name, context.snapshot) }
+            let route = try promptRoute(reference["name"]?.stringValue ?? "", in: scope, context.snapshot)
             reference["name"] = .string(route.name)
             params["ref"] = .object(reference)
             return try await forward(request, to: route.server, params: .object(params), context)
         case "ref/resource":
             let uri = reference["uri"]?.stringValue ?? ""
-            guard let server = catalog.routeResource(uri) else { throw .resourceNotFound(uri) }
+            guard let server = resourceServer(uri, in: scope, context.snapshot) else { throw .resourceNotFound(uri) }
             return try await forward(request, to: server, params: .object(params), context)
         default:
             throw .invalidParams("completion/complete: unknown ref type")
@@ -178,7 +182,7 @@ extension Gateway {
 
     /// A tool name the catalog cannot route. A bare name that several servers have is ambiguous, and the
     /// client learns which exposed names to call instead of a misleading "unknown".
-    private func unknownTool(_ name: String, _ snapshot: Snapshot) -> JSONRPCError {
+    func unknownTool(_ name: String, _ snapshot: Snapshot) -> JSONRPCError {
         let candidates = snapshot.catalog.bareToolCandidates(name)
         guard candidates.isEmpty else {
             return .invalidParams(
@@ -191,7 +195,7 @@ extension Gateway {
 
     /// A name the live catalog does not have. When it carries the prefix of a server that is not connected,
     /// the client learns which server and why, instead of a bare "unknown".
-    private func unknownName(_ kind: String, _ name: String, _ snapshot: Snapshot) -> JSONRPCError {
+    func unknownName(_ kind: String, _ name: String, _ snapshot: Snapshot) -> JSONRPCError {
         let separator = settings.toolSeparator
         for spec in snapshot.specs where name.hasPrefix(spec.prefix + separator) {
             guard let link = snapshot.links[spec.id], !link.state.isConnected else { continue }

@@ -25,9 +25,11 @@ extension Gateway {
     package func respondStateless(
         to request: JSONRPCRequest,
         principal: String? = nil,
+        scope: CatalogScope = .gateway,
         related: RelatedMessageSink?
     ) async -> JSONRPCResponse {
-        await respondStateless(to: admitStateless(request, in: nil, principal: principal), related: related)
+        let admission = admitStateless(request, in: nil, principal: principal, scope: scope)
+        return await respondStateless(to: admission, related: related)
             ?? JSONRPCResponse(id: request.id, error: Self.requestCancelled)
     }
 
@@ -38,7 +40,8 @@ extension Gateway {
     package func admitStateless(
         _ request: JSONRPCRequest,
         in connection: DownstreamSession?,
-        principal: String? = nil
+        principal: String? = nil,
+        scope: CatalogScope = .gateway
     ) -> StatelessAdmission {
         let envelope: ModernEnvelope
         do {
@@ -49,7 +52,7 @@ extension Gateway {
         guard Self.statelessMethods.contains(request.method) else {
             return .answer(JSONRPCResponse(id: request.id, error: .methodNotFound(request.method)))
         }
-        guard request.method != MCPMethod.serverDiscover else { return .discover(request) }
+        guard request.method != MCPMethod.serverDiscover else { return .discover(request, scope) }
         // Without a transport's own, a session that lives as long as the request: it carries the request's
         // in-flight registration and its identity, and is never stored.
         let session =
@@ -57,7 +60,8 @@ extension Gateway {
             ?? DownstreamSession(
                 id: "",
                 protocolVersion: envelope.protocolVersion,
-                clientInfo: envelope.clientInfo ?? .null
+                clientInfo: envelope.clientInfo ?? .null,
+                scope: scope
             )
         // The envelope belongs to this hop; handshake-era upstreams refuse a request that carries it.
         let upstreamRequest = JSONRPCRequest(
@@ -83,10 +87,11 @@ extension Gateway {
         related: RelatedMessageSink?
     ) async -> JSONRPCResponse? {
         let request: JSONRPCRequest
+        let scope: CatalogScope
         switch admission {
         case .answer(let refusal): return refusal
-        case .discover(let discover): request = discover
-        case .call(let admitted): request = admitted.request
+        case .discover(let discover, let discoverScope): (request, scope) = (discover, discoverScope)
+        case .call(let admitted): (request, scope) = (admitted.request, admitted.session.scope)
         }
         // No initialize came first to wait for the servers' first attempts: any request may be a client's
         // first, started together with the gateway.
@@ -96,9 +101,9 @@ extension Gateway {
             guard let response = await respond(to: admitted, related: related) else { return nil }
             outcome = response.outcome
         } else {
-            outcome = .success(discoverResult(snapshot))
+            outcome = .success(discoverResult(snapshot, scope: scope))
         }
-        let hint = cacheHint(for: request.method, snapshot)
+        let hint = cacheHint(for: request.method, snapshot, scope: scope)
         outcome = outcome.map { Self.stamped($0, method: request.method, hint: hint) }.mapError(Self.modernError)
         return JSONRPCResponse(id: request.id, outcome: outcome)
     }
@@ -113,21 +118,28 @@ extension Gateway {
     /// Opens the session behind a `subscriptions/listen` stream: stored like any session, so every change the
     /// gateway announces reaches it, and bounded by `gateway.maxSessions` like them. The transport ends it
     /// when the stream closes.
-    package func openSubscription(_ request: JSONRPCRequest) throws(JSONRPCError) -> DownstreamSession {
+    package func openSubscription(
+        _ request: JSONRPCRequest,
+        scope: CatalogScope = .gateway
+    ) throws(JSONRPCError) -> DownstreamSession {
         let envelope = try ModernEnvelope(request, served: ProtocolVersion.served)
         do {
-            return try sessions.create(protocolVersion: envelope.protocolVersion, clientInfo: envelope.clientInfo)
+            return try sessions.create(
+                protocolVersion: envelope.protocolVersion,
+                clientInfo: envelope.clientInfo,
+                scope: scope
+            )
         } catch {
             throw error.rpcError
         }
     }
 
     /// `server/discover`: what `initialize` tells a session, plus every revision the gateway serves.
-    func discoverResult(_ snapshot: Snapshot) -> JSONValue {
+    func discoverResult(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> JSONValue {
         [
             "supportedVersions": .array(ProtocolVersion.served.map { .string($0) }),
-            "capabilities": .object(downstreamCapabilities(snapshot)),
-            "instructions": .string(instructions(snapshot)),
+            "capabilities": .object(downstreamCapabilities(snapshot, scope: scope)),
+            "instructions": .string(instructions(snapshot, scope: scope)),
         ]
     }
 
@@ -157,6 +169,6 @@ extension Gateway {
 /// A stateless request as read: refused at once, `server/discover`, or a call registered in flight.
 package enum StatelessAdmission: Sendable {
     case answer(JSONRPCResponse)
-    case discover(JSONRPCRequest)
+    case discover(JSONRPCRequest, CatalogScope)
     case call(AdmittedRequest)
 }

@@ -11,9 +11,10 @@ import YrdenTransport
 /// followed URIs in their listen stream's filter, which is opened anew when the set changes.
 extension Gateway {
     /// Whether any connected upstream lets its resources be followed.
-    static func offersSubscriptions(_ snapshot: Snapshot) -> Bool {
-        snapshot.links.values.contains { link in
-            link.state.isConnected && link.handshake?.capabilities["resources"]?["subscribe"]?.boolValue == true
+    static func offersSubscriptions(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> Bool {
+        snapshot.links.contains { id, link in
+            scope.includes(id) && link.state.isConnected
+                && link.handshake?.capabilities["resources"]?["subscribe"]?.boolValue == true
         }
     }
 
@@ -32,7 +33,7 @@ extension Gateway {
     func subscribe(_ session: DownstreamSession, to uri: String) async throws(JSONRPCError) {
         await releaseEnded()
         let snapshot = self.snapshot
-        guard let server = snapshot.catalog.routeResource(uri) else { throw .resourceNotFound(uri) }
+        guard let server = resourceServer(uri, in: session.scope, snapshot) else { throw .resourceNotFound(uri) }
         guard let link = snapshot.links[server] else { throw .resourceNotFound(uri) }
         guard let client = link.client, link.state.isConnected else {
             throw .upstreamUnavailable(Self.notConnectedMessage(server, link.state), server: server)

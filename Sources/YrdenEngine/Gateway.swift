@@ -200,12 +200,23 @@ package final class Gateway: Sendable {
             snapshot.mergePending = false
         }
         let changed = Self.changedKinds(before.catalog, snapshot.catalog)
-        if !changed.isEmpty { snapshot.generation += 1 }
+        var changedByServer: [String: [ServerCatalog.Kind]] = [:]
+        for id in Set(before.order).union(snapshot.order) {
+            let kinds = Self.changedKinds(of: id, before, snapshot)
+            if !kinds.isEmpty { changedByServer[id] = kinds }
+        }
+        if !changed.isEmpty || !changedByServer.isEmpty { snapshot.generation += 1 }
         let known = Set(before.catalog.conflicts)
         let newConflicts = snapshot.catalog.conflicts.filter { !known.contains($0) }
         state.withLock { [snapshot] in $0 = snapshot }
         events += GatewayEvent.changes(from: batch.count > 1 ? applied : before, to: snapshot)
-        return AppliedChanges(after: snapshot, events: events, changedKinds: changed, conflicts: newConflicts)
+        return AppliedChanges(
+            after: snapshot,
+            events: events,
+            changedKinds: changed,
+            changedByServer: changedByServer,
+            conflicts: newConflicts
+        )
     }
 
     /// Whether the aggregate is read yet: the startup gate is open, or would be opened by this snapshot (every
@@ -267,12 +278,30 @@ package final class Gateway: Sendable {
         if !startup.isOpen, applied.after.firstAttemptsFinished { startup.open() }
         recordStates(applied.events)
         events.publish(applied.events)
-        guard !applied.changedKinds.isEmpty else { return }
-        let notifications = Set(applied.changedKinds.map(\.listChangedNotification)).sorted().map {
-            JSONRPCMessage.notification(JSONRPCNotification(method: $0))
-        }
+        guard !applied.changedKinds.isEmpty || !applied.changedByServer.isEmpty else { return }
         for session in sessions.all() {
-            notifications.forEach { session.deliver($0) }
+            let kinds =
+                switch session.scope {
+                case .gateway: applied.changedKinds
+                case .server(let id): applied.changedByServer[id] ?? []
+                }
+            for method in Set(kinds.map(\.listChangedNotification)).sorted() {
+                session.deliver(.notification(JSONRPCNotification(method: method)))
+            }
+        }
+    }
+
+    /// The kinds of lists server `id` offers its own clients (`/servers/{id}/mcp`) differently after a batch:
+    /// it connected or left, or a list of its changed.
+    private static func changedKinds(of id: String, _ before: Snapshot, _ after: Snapshot) -> [ServerCatalog.Kind] {
+        let old = before.links[id].flatMap(Self.mergedPart)
+        let new = after.links[id].flatMap(Self.mergedPart)
+        if old == nil && new == nil { return [] }
+        return [ServerCatalog.Kind.tools, .prompts, .resources].filter { kind in
+            guard let old, let new else { return true }
+            let kinds: [ServerCatalog.Kind] = kind == .resources ? [.resources, .resourceTemplates] : [kind]
+            let filterChanged = kind == .tools && old.spec.toolFilter != new.spec.toolFilter
+            return filterChanged || kinds.contains { old.catalog.digests($0) != new.catalog.digests($0) }
         }
     }
 
@@ -317,5 +346,7 @@ private struct AppliedChanges: Sendable {
     var after: Gateway.Snapshot
     var events: [GatewayEvent]
     var changedKinds: [ServerCatalog.Kind]
+    /// What changed for the clients of each server alone.
+    var changedByServer: [String: [ServerCatalog.Kind]]
     var conflicts: [String]
 }

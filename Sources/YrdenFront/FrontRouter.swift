@@ -18,6 +18,7 @@ package struct FrontRouter: Sendable {
     let health: HealthEndpoint
     let admin: AdminAPI
     let metrics: MetricsEndpoint
+    let gateway: Gateway
     let oauthCallback: OAuthCallbackEndpoint
     /// `nil` when `gateway.console` is off.
     let console: ConsoleEndpoint?
@@ -40,6 +41,7 @@ package struct FrontRouter: Sendable {
             logger: logger
         )
         health = HealthEndpoint(gateway: gateway)
+        self.gateway = gateway
         admin = AdminAPI(gateway: gateway, store: store, adminToken: settings.adminToken, logger: logger)
         self.metrics = MetricsEndpoint(registry: metrics)
         oauthCallback = OAuthCallbackEndpoint(signIns: signIns)
@@ -73,6 +75,8 @@ package struct FrontRouter: Sendable {
             return await oauthCallback.handle(request)
         case let path where path.hasPrefix(AdminAPI.prefix):
             return await admin.handle(request)
+        case let path where path.hasPrefix(Self.serverEndpointPrefix):
+            return await serverEndpoint(request)
         case let path where console?.handles(path) == true:
             return console?.handle(request) ?? FrontResponses.notFound
         default:
@@ -94,6 +98,21 @@ package struct FrontRouter: Sendable {
             }
             return sandbox.handle(request)
         }
+    }
+
+    static let serverEndpointPrefix = "/servers/"
+
+    /// `/servers/{id}/mcp`: the MCP endpoint for one configured server alone, under its own names.
+    private func serverEndpoint(_ request: HTTPRequest) async -> HTTPResponse {
+        let rest = request.path.dropFirst(Self.serverEndpointPrefix.count)
+        guard let slash = rest.firstIndex(of: "/"), ["/mcp", "/mcp/"].contains(rest[slash...]) else {
+            return FrontResponses.notFound
+        }
+        let id = String(rest[..<slash])
+        guard gateway.snapshot.links[id] != nil else {
+            return FrontResponses.rpcError(404, .invalidRequest("There is no MCP server \(id) on this gateway"))
+        }
+        return await mcp.scoped(to: .server(id)).handle(request)
     }
 
     /// The answer to a request that breaks a rule shared by every path, in the format of the path's endpoint.

@@ -71,7 +71,7 @@ struct RunningGateway {
     }
 
     /// A new downstream session, as a client's `initialize` opens it, declaring `capabilities`.
-    func openSession(capabilities: JSONObject = [:]) async throws -> DownstreamSession {
+    func openSession(capabilities: JSONObject = [:], scope: CatalogScope = .gateway) async throws -> DownstreamSession {
         let request = JSONRPCRequest(
             id: .int(0),
             method: MCPMethod.initialize,
@@ -80,7 +80,7 @@ struct RunningGateway {
                 "capabilities": .object(capabilities),
             ]
         )
-        return try await gateway.initialize(request).0
+        return try await gateway.initialize(request, scope: scope).0
     }
 
     /// Sends one request as `session`'s client would and returns the answer (`nil`: the client cancelled it),

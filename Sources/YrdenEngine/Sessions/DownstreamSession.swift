@@ -12,6 +12,8 @@ package final class DownstreamSession: Sendable {
     package let clientInfo: JSONValue
     /// What the client said it can do at `initialize`: the requests the gateway may relay to it.
     package let capabilities: JSONObject
+    /// The aggregate, or the one server the client connected to alone.
+    package let scope: CatalogScope
     /// The gateway's requests to this client (relayed from upstreams) that wait for its answer.
     let asks = ClientAsks()
 
@@ -30,11 +32,18 @@ package final class DownstreamSession: Sendable {
 
     private let state = Mutex(State())
 
-    init(id: String, protocolVersion: String, clientInfo: JSONValue, capabilities: JSONObject = [:]) {
+    init(
+        id: String,
+        protocolVersion: String,
+        clientInfo: JSONValue,
+        capabilities: JSONObject = [:],
+        scope: CatalogScope = .gateway
+    ) {
         self.id = id
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
         self.capabilities = capabilities
+        self.scope = scope
     }
 
     package var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }

@@ -26,7 +26,8 @@ package final class SessionStore: Sendable {
     func create(
         protocolVersion: String,
         clientInfo: JSONValue?,
-        capabilities: JSONObject = [:]
+        capabilities: JSONObject = [:],
+        scope: CatalogScope = .gateway
     ) throws(SessionLimitReached) -> DownstreamSession {
         var generator = SystemRandomNumberGenerator()
         let id = (0..<4).map { _ in
@@ -37,7 +38,8 @@ package final class SessionStore: Sendable {
             id: id,
             protocolVersion: protocolVersion,
             clientInfo: ClientIdentity.kept(from: clientInfo),
-            capabilities: capabilities
+            capabilities: capabilities,
+            scope: scope
         )
         let admitted = sessions.withLock { sessions in
             guard sessions.count < limit else { return false }

@@ -9,7 +9,7 @@ extension MCPEndpoint {
     func listen(_ call: JSONRPCRequest) -> HTTPResponse {
         let session: DownstreamSession
         do {
-            session = try gateway.openSubscription(call)
+            session = try gateway.openSubscription(call, scope: scope)
         } catch {
             let response = JSONRPCResponse(id: call.id, error: error)
             return FrontResponses.jsonRPC(Self.status(of: response), .response(response))

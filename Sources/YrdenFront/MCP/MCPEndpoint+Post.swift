@@ -59,7 +59,7 @@ extension MCPEndpoint {
         let session: DownstreamSession
         let response: JSONRPCResponse
         do throws(SessionLimitReached) {
-            (session, response) = try await gateway.initialize(call)
+            (session, response) = try await gateway.initialize(call, scope: scope)
         } catch {
             logger.warning("initialize refused: \(error.rpcError.message)")
             return FrontResponses.rpcError(503, error.rpcError, id: call.id)

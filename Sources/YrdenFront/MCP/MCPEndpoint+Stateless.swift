@@ -10,7 +10,7 @@ extension MCPEndpoint {
 
     func stateless(_ call: JSONRPCRequest, _ request: HTTPRequest) async -> HTTPResponse {
         if let mismatch = Self.headerMismatch(call, request.headers)
-            ?? gateway.paramHeaderMismatch(call, header: { request.headers.values(for: $0) })
+            ?? gateway.paramHeaderMismatch(call, scope: scope, header: { request.headers.values(for: $0) })
         {
             return FrontResponses.jsonRPC(400, .response(JSONRPCResponse(id: call.id, error: mismatch)))
         }
@@ -25,12 +25,17 @@ extension MCPEndpoint {
         let principal = request.headers["Authorization"]
         guard call.params?["_meta"]?["progressToken"] != nil else {
             guard call.params?["_meta"]?[ModernEnvelope.logLevelKey] != nil else {
-                let response = await gateway.respondStateless(to: call, principal: principal, related: nil)
+                let response = await gateway.respondStateless(
+                    to: call,
+                    principal: principal,
+                    scope: scope,
+                    related: nil
+                )
                 return FrontResponses.jsonRPC(Self.status(of: response), .response(response))
             }
             // Log messages the request opted into go on its own stream, which opens when the first comes.
             return await UpgradableAnswer.respond(status: Self.status(of:)) { related in
-                await gateway.respondStateless(to: call, principal: principal, related: related)
+                await gateway.respondStateless(to: call, principal: principal, scope: scope, related: related)
             }
         }
         return HTTPResponse(
@@ -38,7 +43,7 @@ extension MCPEndpoint {
             headers: SSE.headers,
             body: .stream { writer in
                 await RelatedMessageRelay.run(write: { try? await writer.write(SSE.event($0)) }) { related in
-                    await gateway.respondStateless(to: call, principal: principal, related: related)
+                    await gateway.respondStateless(to: call, principal: principal, scope: scope, related: related)
                 }
             }
         )

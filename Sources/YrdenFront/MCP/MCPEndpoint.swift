@@ -15,6 +15,8 @@ package struct MCPEndpoint: Sendable {
     let origins: OriginPolicy
     let clients: ClientTokenPolicy
     let logger: Logger
+    /// The aggregate (`/mcp`), or one server alone (`/servers/{id}/mcp`): what its sessions and requests see.
+    var scope: CatalogScope = .gateway
 
     static let sessionHeader = "Mcp-Session-Id"
     static let versionHeader = "MCP-Protocol-Version"
@@ -69,6 +71,13 @@ package struct MCPEndpoint: Sendable {
         }
     }
 
+    /// The same endpoint for the clients of one server alone.
+    package func scoped(to scope: CatalogScope) -> MCPEndpoint {
+        var endpoint = self
+        endpoint.scope = scope
+        return endpoint
+    }
+
     /// 406: the client cannot take the answers this endpoint gives.
     static func notAcceptable(_ rule: String) -> HTTPResponse {
         FrontResponses.rpcError(406, .invalidRequest("Not Acceptable: \(rule)"))
@@ -84,7 +93,8 @@ package struct MCPEndpoint: Sendable {
                 )
             )
         }
-        guard let session = gateway.sessions.session(id) else {
+        // A session belongs to the endpoint it was opened on: another one does not know it.
+        guard let session = gateway.sessions.session(id), session.scope == scope else {
             return .refused(
                 FrontResponses.rpcError(404, JSONRPCError(code: -32001, message: "Session not found; initialize again"))
             )

@@ -1,0 +1,60 @@
+import YrdenConfig
+import YrdenProtocol
+
+/// How a request finds its server in its scope: through the merged catalog's routes for the whole gateway, or
+/// straight to the one server of a `/servers/{id}/mcp` client, under the server's own names.
+extension Gateway {
+    /// Where tool `name` goes in `scope`.
+    func toolRoute(_ name: String, in scope: CatalogScope, _ snapshot: Snapshot) throws(JSONRPCError) -> Route {
+        guard case .server(let id) = scope else {
+            guard let route = snapshot.catalog.routeTool(name) else { throw unknownTool(name, snapshot) }
+            return route
+        }
+        let catalog = try connectedCatalog(id, snapshot)
+        guard snapshot.links[id]?.spec.toolFilter.permits(name) ?? false,
+            catalog.tools.contains(where: { $0["name"]?.stringValue == name })
+        else { throw .invalidParams("Unknown tool: \(name)") }
+        return Route(server: id, name: name)
+    }
+
+    /// Where prompt `name` goes in `scope`.
+    func promptRoute(_ name: String, in scope: CatalogScope, _ snapshot: Snapshot) throws(JSONRPCError) -> Route {
+        guard case .server(let id) = scope else {
+            guard let route = snapshot.catalog.promptRoutes[name] else {
+                throw unknownName("prompt", name, snapshot)
+            }
+            return route
+        }
+        let catalog = try connectedCatalog(id, snapshot)
+        guard catalog.prompts.contains(where: { $0["name"]?.stringValue == name }) else {
+            throw .invalidParams("Unknown prompt: \(name)")
+        }
+        return Route(server: id, name: name)
+    }
+
+    /// The server that answers for resource `uri` in `scope`; `nil` when none does.
+    func resourceServer(_ uri: String, in scope: CatalogScope, _ snapshot: Snapshot) -> String? {
+        switch scope {
+        case .gateway: snapshot.catalog.routeResource(uri)
+        case .server(let id): snapshot.links[id] == nil ? nil : id
+        }
+    }
+
+    /// One server's list of `kind` as the server gave it (its tool filter applied), for a client of that
+    /// server alone; empty while it is not connected.
+    func scopedList(_ kind: ServerCatalog.Kind, of id: String, _ snapshot: Snapshot) -> [JSONValue] {
+        guard let link = snapshot.links[id], link.state.isConnected, let catalog = link.catalog else { return [] }
+        let items = catalog[kind]
+        guard kind == .tools else { return items.map { .object($0) } }
+        return items.filter { link.spec.toolFilter.permits($0["name"]?.stringValue ?? "") }.map { .object($0) }
+    }
+
+    /// Server `id`'s lists, or the error a client of it alone hears while it is not connected.
+    private func connectedCatalog(_ id: String, _ snapshot: Snapshot) throws(JSONRPCError) -> ServerCatalog {
+        guard let link = snapshot.links[id] else { throw .invalidParams("There is no MCP server \(id)") }
+        guard link.state.isConnected, let catalog = link.catalog else {
+            throw .upstreamUnavailable(Self.notConnectedMessage(id, link.state), server: id)
+        }
+        return catalog
+    }
+}
