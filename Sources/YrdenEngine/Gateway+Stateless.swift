@@ -111,8 +111,8 @@ extension Gateway {
     /// Where a transport that carries many stateless requests (a stdio pipe) registers them, so its client's
     /// `notifications/cancelled` finds them. Not stored and never announced to: it holds calls in flight only,
     /// no version, capabilities or identity of any one request.
-    package func statelessConnection() -> DownstreamSession {
-        DownstreamSession(id: "", protocolVersion: ProtocolVersion.modern, clientInfo: .null)
+    package func statelessConnection(scope: CatalogScope = .gateway) -> DownstreamSession {
+        DownstreamSession(id: "", protocolVersion: ProtocolVersion.modern, clientInfo: .null, scope: scope)
     }
 
     /// Opens the session behind a `subscriptions/listen` stream: stored like any session, so every change the

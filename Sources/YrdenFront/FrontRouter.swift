@@ -19,6 +19,7 @@ package struct FrontRouter: Sendable {
     let admin: AdminAPI
     let metrics: MetricsEndpoint
     let gateway: Gateway
+    let legacySSE: LegacySSEEndpoint
     let oauthCallback: OAuthCallbackEndpoint
     /// `nil` when `gateway.console` is off.
     let console: ConsoleEndpoint?
@@ -42,6 +43,7 @@ package struct FrontRouter: Sendable {
         )
         health = HealthEndpoint(gateway: gateway)
         self.gateway = gateway
+        legacySSE = LegacySSEEndpoint(gateway: gateway, channels: LegacySSEChannels(limit: settings.maxSessions))
         admin = AdminAPI(gateway: gateway, store: store, adminToken: settings.adminToken, logger: logger)
         self.metrics = MetricsEndpoint(registry: metrics)
         oauthCallback = OAuthCallbackEndpoint(signIns: signIns)
@@ -65,6 +67,8 @@ package struct FrontRouter: Sendable {
         switch request.path {
         case "/mcp", "/mcp/":
             return await mcp.handle(request)
+        case "/sse", "/messages":
+            return legacy(request, base: "", scope: .gateway)
         case "/healthz":
             return request.method == "GET" ? health.liveness() : FrontResponses.methodNotAllowed("GET")
         case "/readyz":
@@ -105,14 +109,25 @@ package struct FrontRouter: Sendable {
     /// `/servers/{id}/mcp`: the MCP endpoint for one configured server alone, under its own names.
     private func serverEndpoint(_ request: HTTPRequest) async -> HTTPResponse {
         let rest = request.path.dropFirst(Self.serverEndpointPrefix.count)
-        guard let slash = rest.firstIndex(of: "/"), ["/mcp", "/mcp/"].contains(rest[slash...]) else {
+        guard let slash = rest.firstIndex(of: "/"), ["/mcp", "/mcp/", "/sse", "/messages"].contains(rest[slash...])
+        else {
             return FrontResponses.notFound
         }
         let id = String(rest[..<slash])
         guard gateway.snapshot.links[id] != nil else {
             return FrontResponses.rpcError(404, .invalidRequest("There is no MCP server \(id) on this gateway"))
         }
+        if ["/sse", "/messages"].contains(rest[slash...]) {
+            return legacy(request, base: Self.serverEndpointPrefix + id, scope: .server(id))
+        }
         return await mcp.scoped(to: .server(id)).handle(request)
+    }
+
+    /// The legacy HTTP+SSE transport's two paths, under the MCP endpoint's access rules.
+    private func legacy(_ request: HTTPRequest, base: String, scope: CatalogScope) -> HTTPResponse {
+        if let refusal = mcp.accessRefusal(request) { return refusal }
+        return request.path.hasSuffix("/sse")
+            ? legacySSE.openStream(request, base: base, scope: scope) : legacySSE.post(request)
     }
 
     /// The answer to a request that breaks a rule shared by every path, in the format of the path's endpoint.

@@ -35,17 +35,7 @@ package struct MCPEndpoint: Sendable {
     }
 
     package func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        guard origins.permits(request.headers["Origin"]) else {
-            return FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: "Origin not allowed"))
-        }
-        guard clients.permits(request.headers["Authorization"]) else {
-            var response = FrontResponses.rpcError(
-                401,
-                JSONRPCError(code: -32001, message: "this gateway needs a bearer token (gateway.clientTokens)")
-            )
-            response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="yrden""#)
-            return response
-        }
+        if let refusal = accessRefusal(request) { return refusal }
         if request.method != "POST", Self.isStatelessEraStreamOrDelete(request) {
             return FrontResponses.methodNotAllowed("POST")
         }
@@ -69,6 +59,23 @@ package struct MCPEndpoint: Sendable {
         case "DELETE": return delete(request)
         default: return FrontResponses.methodNotAllowed("GET, POST, DELETE")
         }
+    }
+
+    /// Why a request may not use MCP here (a browser origin not allowed, a client token missing); `nil` if it
+    /// may. Shared with the legacy HTTP+SSE transport.
+    func accessRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        guard origins.permits(request.headers["Origin"]) else {
+            return FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: "Origin not allowed"))
+        }
+        guard clients.permits(request.headers["Authorization"]) else {
+            var response = FrontResponses.rpcError(
+                401,
+                JSONRPCError(code: -32001, message: "this gateway needs a bearer token (gateway.clientTokens)")
+            )
+            response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="yrden""#)
+            return response
+        }
+        return nil
     }
 
     /// The same endpoint for the clients of one server alone.

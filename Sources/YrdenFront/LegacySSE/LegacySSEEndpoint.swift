@@ -1,0 +1,95 @@
+import YrdenEngine
+import YrdenHTTPServer
+import YrdenProtocol
+
+/// The deprecated HTTP+SSE transport (MCP 2024-11-05), for hosts that speak nothing newer: `GET /sse` opens a
+/// stream whose first event names where to POST (`/messages?sessionId=…`); each POSTed message is answered
+/// 202 at once, and its response, like everything else for the client, comes as an event on the stream.
+/// Served for the aggregate and for each server alone (`/servers/{id}/sse`), under `/mcp`'s access rules.
+///
+/// The stream is the connection: the messages go to a ``MessageConnection``, as a stdio client's lines do,
+/// and the session ends when the stream does. A client that does not read its stream is cut off once
+/// `maxWaitingEvents` events wait for it, rather than held in memory.
+struct LegacySSEEndpoint: Sendable {
+    let gateway: Gateway
+    let channels: LegacySSEChannels
+    static let maxWaitingEvents = 1024
+
+    /// `GET …/sse`: the stream. `base` is the path the messages endpoint hangs from (`""` or `/servers/{id}`).
+    func openStream(_ request: HTTPRequest, base: String, scope: CatalogScope) -> HTTPResponse {
+        guard request.method == "GET" else { return FrontResponses.methodNotAllowed("GET") }
+        guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
+            return MCPEndpoint.notAcceptable("Accept must list text/event-stream")
+        }
+        guard let (id, messages) = channels.openChannel() else {
+            return HTTPResponse.text(503, "too many open streams (\(channels.limit)); close one and try again\n")
+        }
+        let gateway = self.gateway
+        let channels = self.channels
+        return HTTPResponse(
+            status: 200,
+            headers: SSE.headers,
+            body: .stream { writer in
+                defer { channels.close(id) }
+                guard (try? await writer.write("event: endpoint\ndata: \(base)/messages?sessionId=\(id)\n\n")) != nil
+                else { return }
+                let (events, feed) = AsyncStream.makeStream(
+                    of: JSONRPCMessage.self,
+                    bufferingPolicy: .bufferingOldest(Self.maxWaitingEvents)
+                )
+                let connection = MessageConnection(gateway: gateway, scope: scope) { message in
+                    if case .dropped = feed.yield(message) { channels.close(id) }  // a client that does not read
+                }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        await connection.serve(messages)
+                        feed.finish()
+                    }
+                    group.addTask {
+                        for await event in events {
+                            do { try await writer.write(SSE.event(event)) } catch { break }
+                        }
+                        channels.close(id)
+                    }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            try? await Task.sleep(for: MCPEndpoint.heartbeatInterval)
+                            do { try await writer.write(SSE.heartbeat) } catch { break }
+                        }
+                        channels.close(id)
+                    }
+                    // Whichever ends first (the client gone, or the connection over) ends the others: the
+                    // session's requests still running are cancelled with it.
+                    await group.next()
+                    channels.close(id)
+                    group.cancelAll()
+                }
+            }
+        )
+    }
+
+    /// `POST …/messages?sessionId=…`: one JSON-RPC message for that stream's connection, answered 202.
+    func post(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "POST" else { return FrontResponses.methodNotAllowed("POST") }
+        guard MediaTypeRules.isJSON(request.headers["Content-Type"]) else {
+            return FrontResponses.rpcError(415, .invalidRequest("Unsupported Media Type: send application/json"))
+        }
+        guard let id = request.query["sessionId"], !id.isEmpty else {
+            return FrontResponses.rpcError(400, .invalidRequest("missing sessionId; GET the sse endpoint first"))
+        }
+        switch channels.deliver(request.body, to: id) {
+        case .accepted:
+            return HTTPResponse.text(202, "Accepted\n")
+        case .unknown:
+            return FrontResponses.rpcError(
+                404,
+                JSONRPCError(code: -32001, message: "Session not found; open the stream again")
+            )
+        case .full:
+            return FrontResponses.rpcError(
+                429,
+                JSONRPCError(code: -32000, message: "too many messages waiting; wait for the answers on the stream")
+            )
+        }
+    }
+}
