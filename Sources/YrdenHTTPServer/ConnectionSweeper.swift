@@ -81,7 +81,8 @@ final class ConnectionSweeper: Sendable {
     func sweep() {
         let busy = connections.withLock { $0.busy() }
         for probe in busy where Self.peerHasClosed(probe.socket) {
-            // Reported under the lock's verdict that the connection is still open and busy, so the pointer is live.
+            // Reported once, and only while the connection is open and busy; the server compares the pointer with
+            // its exchanges' connections and never dereferences it.
             guard connections.withLock({ $0.clientLeft(probe.key) }),
                 let connection = OpaquePointer(bitPattern: probe.key)
             else { continue }
