@@ -20,12 +20,14 @@ extension Gateway {
     /// handshake-era server's part is fresh for ``announcedListTTLms`` when it declares `listChanged` for the
     /// list and not at all otherwise, and never public.
     func cacheHint(for method: String, _ snapshot: Snapshot, scope: CatalogScope = .gateway) -> CacheHint {
+        let kinds = Self.listKinds(of: method)
+        guard !kinds.isEmpty else { return .none }  // not a list: a call or a read walks no server
         var parts: [CacheHint] = []
         for id in snapshot.order where scope.includes(id) {
             guard let link = snapshot.links[id], link.state.isConnected, let handshake = link.handshake,
                 let catalog = link.catalog
             else { continue }
-            for kind in Self.listKinds(of: method) {
+            for kind in kinds {
                 guard let declared = handshake.capabilities[kind.capability]?.objectValue else { continue }
                 if let hint = catalog.cacheHints[kind] {
                     parts.append(hint)

@@ -11,9 +11,9 @@ extension Gateway {
             return route
         }
         let catalog = try connectedCatalog(id, snapshot)
-        guard snapshot.links[id]?.spec.toolFilter.permits(name) ?? false,
-            catalog.tools.contains(where: { $0["name"]?.stringValue == name })
-        else { throw .invalidParams("Unknown tool: \(name)") }
+        guard snapshot.links[id]?.spec.toolFilter.permits(name) ?? false, catalog.toolNames.contains(name) else {
+            throw .invalidParams("Unknown tool: \(name)")
+        }
         return Route(server: id, name: name)
     }
 
@@ -26,7 +26,7 @@ extension Gateway {
             return route
         }
         let catalog = try connectedCatalog(id, snapshot)
-        guard catalog.prompts.contains(where: { $0["name"]?.stringValue == name }) else {
+        guard catalog.promptNames.contains(name) else {
             throw .invalidParams("Unknown prompt: \(name)")
         }
         return Route(server: id, name: name)

@@ -109,15 +109,14 @@ package struct FrontRouter: Sendable {
     /// `/servers/{id}/mcp`: the MCP endpoint for one configured server alone, under its own names.
     private func serverEndpoint(_ request: HTTPRequest) async -> HTTPResponse {
         let rest = request.path.dropFirst(Self.serverEndpointPrefix.count)
-        guard let slash = rest.firstIndex(of: "/"), ["/mcp", "/mcp/", "/sse", "/messages"].contains(rest[slash...])
-        else {
-            return FrontResponses.notFound
-        }
+        guard let slash = rest.firstIndex(of: "/") else { return FrontResponses.notFound }
         let id = String(rest[..<slash])
+        let endpoint = rest[slash...]
+        guard ["/mcp", "/mcp/", "/sse", "/messages"].contains(endpoint) else { return FrontResponses.notFound }
         guard gateway.snapshot.links[id] != nil else {
             return FrontResponses.rpcError(404, .invalidRequest("There is no MCP server \(id) on this gateway"))
         }
-        if ["/sse", "/messages"].contains(rest[slash...]) {
+        if endpoint == "/sse" || endpoint == "/messages" {
             return legacy(request, base: Self.serverEndpointPrefix + id, scope: .server(id))
         }
         return await mcp.scoped(to: .server(id)).handle(request)

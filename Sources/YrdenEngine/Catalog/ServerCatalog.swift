@@ -10,9 +10,15 @@ package struct ServerCatalog: Sendable, Hashable {
         didSet {
             toolDigests = Self.digests(tools)
             paramHeaders = Self.paramHeaders(tools)
+            toolNames = Self.names(tools)
         }
     }
-    package var prompts: [JSONObject] = [] { didSet { promptDigests = Self.digests(prompts) } }
+    package var prompts: [JSONObject] = [] {
+        didSet {
+            promptDigests = Self.digests(prompts)
+            promptNames = Self.names(prompts)
+        }
+    }
     package var resources: [JSONObject] = [] { didSet { resourceDigests = Self.digests(resources) } }
     package var resourceTemplates: [JSONObject] = [] {
         didSet { resourceTemplateDigests = Self.digests(resourceTemplates) }
@@ -24,6 +30,9 @@ package struct ServerCatalog: Sendable, Hashable {
     /// The valid `x-mcp-header` annotations of the tools that have some, by tool name: read once per list,
     /// so a call looks them up instead of walking a schema.
     package private(set) var paramHeaders: [String: ParamHeaders] = [:]
+    /// The tools' and prompts' names, so a client of this server alone is routed without walking the lists.
+    package private(set) var toolNames: Set<String> = []
+    package private(set) var promptNames: Set<String> = []
     /// What a 2026-07-28 server said of each list's freshness (`ttlMs`, `cacheScope`); none for a handshake-era
     /// server, whose lists carry no hint.
     package var cacheHints: [Kind: CacheHint] = [:]
@@ -40,7 +49,9 @@ package struct ServerCatalog: Sendable, Hashable {
         self.resourceTemplates = resourceTemplates
         toolDigests = Self.digests(tools)
         paramHeaders = Self.paramHeaders(tools)
+        toolNames = Self.names(tools)
         promptDigests = Self.digests(prompts)
+        promptNames = Self.names(prompts)
         resourceDigests = Self.digests(resources)
         resourceTemplateDigests = Self.digests(resourceTemplates)
     }
@@ -48,6 +59,10 @@ package struct ServerCatalog: Sendable, Hashable {
     /// One hash per item, in list order (hash values are seeded per process, so they are compared only
     /// within one run).
     private static func digests(_ items: [JSONObject]) -> [Int] { items.map(\.hashValue) }
+
+    private static func names(_ items: [JSONObject]) -> Set<String> {
+        Set(items.compactMap { $0["name"]?.stringValue })
+    }
 
     private static func paramHeaders(_ tools: [JSONObject]) -> [String: ParamHeaders] {
         var annotated: [String: ParamHeaders] = [:]

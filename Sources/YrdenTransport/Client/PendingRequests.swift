@@ -144,20 +144,28 @@ final class PendingRequests: Sendable {
         }
     }
 
-    /// Where a log message sent as part of request `related` goes, when that request is in flight and
-    /// wants them. Without `related` (a stdio pipe), the one request in flight that asked a 2026-07-28 server
-    /// for logs; `nil` when none or several did (the message cannot be attributed).
-    func messageHandler(relatedTo related: Int?) -> (@Sendable (JSONValue) -> Void)? {
-        state.withLock { state in
-            if let related { return state.entries[related]?.onMessage }
-            let asking = state.entries.values.lazy.filter(\.askedForLogs).prefix(2)
-            guard asking.count == 1 else { return nil }
-            return asking.first?.onMessage
-        }
+    /// Where a log message goes.
+    enum LogDestination {
+        /// The caller of the request it belongs to.
+        case request(@Sendable (JSONValue) -> Void)
+        /// Several requests in flight asked a 2026-07-28 server for logs: whose it is cannot be told.
+        case unattributable
+        /// No request's: the upstream's events (a handshake-era server's session-wide messages).
+        case events
     }
 
-    /// Whether a request in flight asked a 2026-07-28 server for logs (see ``Entry/askedForLogs``).
-    func anyAskedForLogs() -> Bool {
-        state.withLock { $0.entries.values.contains(where: \.askedForLogs) }
+    /// Where a log message sent as part of request `related` goes: that request's caller when it is in flight
+    /// and wants them. Without `related` (a stdio pipe), the one request in flight that asked a 2026-07-28
+    /// server for logs (see ``Entry/askedForLogs``).
+    func logDestination(relatedTo related: Int?) -> LogDestination {
+        state.withLock { state in
+            if let related { return state.entries[related]?.onMessage.map(LogDestination.request) ?? .events }
+            var asker: Entry?
+            for entry in state.entries.values where entry.askedForLogs {
+                guard asker == nil else { return .unattributable }
+                asker = entry
+            }
+            return asker?.onMessage.map(LogDestination.request) ?? .events
+        }
     }
 }

@@ -250,13 +250,14 @@ package final class UpstreamClient: Sendable {
             guard case .int(let id) = response.id else { return }
             pending.resolve(id, with: response.outcome)
         case .notification(let notification):
-            if notification.method == MCPMethod.message, let handler = pending.messageHandler(relatedTo: related) {
-                // A log message of one request (on its POST's stream, or on a 2026-07-28 server's pipe while
-                // only one request asked for logs): that request's caller's.
-                handler(notification.params ?? [:])
-            } else if notification.method == MCPMethod.message, related == nil, pending.anyAskedForLogs() {
-                // A 2026-07-28 server's message while several requests asked: whose it is cannot be told.
-                log("dropped a log message: several requests in flight asked for logs")
+            if notification.method == MCPMethod.message {
+                // A log message of one request (on its POST's stream, or on a 2026-07-28 server's pipe while only
+                // one request asked for logs) is that request's caller's; the rest are the upstream's events.
+                switch pending.logDestination(relatedTo: related) {
+                case .request(let handler): handler(notification.params ?? [:])
+                case .unattributable: log("dropped a log message: several requests in flight asked for logs")
+                case .events: events.yield(notification)
+                }
             } else if notification.method == MCPMethod.progress {
                 // Progress belongs to a request of ours or to nobody; it never queues as an event.
                 if let params = notification.params, let token = params["progressToken"]?.intValue {
