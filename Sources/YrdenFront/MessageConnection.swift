@@ -7,7 +7,7 @@ import YrdenProtocol
 struct MessageConnection: Sendable {
     let gateway: Gateway
     /// What the client sees: the aggregate, or one server alone.
-    var scope: CatalogScope = .gateway
+    let scope: CatalogScope
     let output: @Sendable (JSONRPCMessage) -> Void
 
     init(gateway: Gateway, scope: CatalogScope = .gateway, output: @escaping @Sendable (JSONRPCMessage) -> Void) {

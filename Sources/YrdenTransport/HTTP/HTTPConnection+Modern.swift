@@ -43,15 +43,17 @@ extension HTTPConnection {
     /// The body of a refusal when it is a JSON-RPC error response (bounded), of code `onlyCode` when given;
     /// `nil` for anything else.
     static func errorAnswer(_ response: HTTPClientResponse, onlyCode: Int? = nil) async -> [UInt8]? {
+        let body = await boundedBody(response)
+        return isErrorAnswer(body, of: response, onlyCode: onlyCode) ? body : nil
+    }
+
+    /// Whether `body`, read from `response`, is a JSON-RPC error response (of code `onlyCode` when given).
+    static func isErrorAnswer(_ body: [UInt8], of response: HTTPClientResponse, onlyCode: Int? = nil) -> Bool {
         let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
         guard contentType.hasPrefix("application/json"),
-            let body = try? await response.body.collect(upTo: 64 * 1024)
-        else { return nil }
-        let bytes = Array(body.readableBytesView)
-        guard let message = try? JSONValue.parse(bytes), let code = message["error"]?["code"]?.intValue,
-            onlyCode.map({ $0 == code }) ?? true
-        else { return nil }
-        return bytes
+            let code = (try? JSONValue.parse(body))?["error"]?["code"]?.intValue
+        else { return false }
+        return onlyCode.map { $0 == code } ?? true
     }
 
     static func statusFailure(_ status: Int) -> UpstreamError {

@@ -37,9 +37,7 @@ extension HTTPConnection {
                     if Task.isCancelled { return }
                     handler.log("the subscriptions/listen stream broke off: \(error)")
                 }
-            } else if let answer = await Self.errorAnswer(response),
-                (try? JSONValue.parse(answer))?["error"]?["code"]?.intValue == JSONRPCError.methodNotFound("").code
-            {
+            } else if await Self.errorAnswer(response, onlyCode: JSONRPCError.methodNotFound("").code) != nil {
                 handler.log("the server offers no subscriptions/listen (HTTP \(status)); no list changes will arrive")
                 return
             } else {

@@ -169,13 +169,15 @@ final class HTTPConnection: Sendable {
             _ = try? await response.body.collect(upTo: 64 * 1024)
             return .reauthorized
         }
-        if frame.modernVersion != nil || frame.method == MCPMethod.initialize, Self.mayCarryAnswer(status),
-            let answer = await Self.errorAnswer(response, onlyCode: frame.modernVersion == nil ? -32022 : nil)
-        {
+        if frame.modernVersion != nil || frame.method == MCPMethod.initialize, Self.mayCarryAnswer(status) {
             // 2026-07-28 answers a request it refuses with a 4xx and the JSON-RPC error: that is the answer. Of
             // a handshake-era `initialize` only its -32022 is (a 2026-07-28-only server naming its era); any
-            // other 4xx there still means "try the legacy transport".
-            return deliver(answer, answering: frame) ? .done : .failed(Self.statusFailure(status), retryable: false)
+            // other 4xx there still means "try the legacy transport", with the server's reason.
+            let body = await Self.boundedBody(response)
+            guard Self.isErrorAnswer(body, of: response, onlyCode: frame.modernVersion == nil ? -32022 : nil) else {
+                return .failed(Self.statusError(response, body: body), retryable: false)
+            }
+            return deliver(body, answering: frame) ? .done : .failed(Self.statusFailure(status), retryable: false)
         }
         guard (200..<300).contains(status) else {
             let error = await Self.statusError(response)
@@ -328,11 +330,14 @@ final class HTTPConnection: Sendable {
     /// The error for a non-2xx answer: `auth` for 401/403 (a token to fix, not a server to retry), else `http`;
     /// the message quotes a JSON-RPC error body when the server sent one (bounded; never the headers).
     static func statusError(_ response: HTTPClientResponse) async -> UpstreamError {
+        statusError(response, body: await boundedBody(response))
+    }
+
+    /// ``statusError(_:)`` for a body already read.
+    static func statusError(_ response: HTTPClientResponse, body: [UInt8]) -> UpstreamError {
         let status = Int(response.status.code)
         var detail = ""
-        if let body = try? await response.body.collect(upTo: 64 * 1024),
-            let message = (try? JSONValue.parse(Array(body.readableBytesView)))?["error"]?["message"]?.stringValue
-        {
+        if let message = (try? JSONValue.parse(body))?["error"]?["message"]?.stringValue {
             detail = ": \(message.prefix(300))"
         }
         let kind: UpstreamError.Kind = status == 401 || status == 403 ? .auth : .http
@@ -341,6 +346,12 @@ final class HTTPConnection: Sendable {
             "the server answered HTTP \(status) \(response.status.reasonPhrase)\(detail)",
             httpStatus: status
         )
+    }
+
+    /// Up to 64 KiB of an answer's body (what an error carries); empty when it cannot be read.
+    static func boundedBody(_ response: HTTPClientResponse) async -> [UInt8] {
+        guard let body = try? await response.body.collect(upTo: 64 * 1024) else { return [] }
+        return Array(body.readableBytesView)
     }
 
     /// A request that never got an HTTP answer: refused, reset, timed out.
