@@ -148,7 +148,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "YrdenHTTPServerTests", dependencies: ["YrdenHTTPServer"], swiftSettings: strict),
+        .testTarget(
+            name: "YrdenHTTPServerTests",
+            dependencies: ["YrdenHTTPServer", "YrdenTransport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "YrdenTransportTests",
             dependencies: ["YrdenTransport", "YrdenProtocol", "YrdenTesting"],

@@ -45,4 +45,19 @@ static inline int yrden_mhd_connection_fd(struct MHD_Connection *_Nonnull connec
     return info == NULL ? -1 : info->connect_fd;
 }
 
+/// The epoll descriptor of a daemon started without its own threads (`MHD_get_daemon_info` is variadic), or -1.
+static inline int yrden_mhd_epoll_fd(struct MHD_Daemon *_Nonnull daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info == NULL ? -1 : info->epoll_fd;
+}
+
+/// Milliseconds until libmicrohttpd must run again (0: it has work now), or -1 when only activity on its
+/// descriptor needs it.
+static inline long long yrden_mhd_next_run_ms(struct MHD_Daemon *_Nonnull daemon)
+{
+    MHD_UNSIGNED_LONG_LONG timeout = 0;
+    return MHD_get_timeout(daemon, &timeout) == MHD_YES ? (long long) timeout : -1;
+}
+
 #endif

@@ -99,7 +99,8 @@ package struct YrdenApplication: Sendable {
             configuration: HTTPServerConfiguration(
                 host: config.gateway.listenHost,
                 port: config.gateway.listenPort,
-                maxBodyBytes: config.gateway.maxBodyBytes
+                maxBodyBytes: config.gateway.maxBodyBytes,
+                eventLoop: try SharedEventLoop.process()
             ),
             logger: logger,
             handler: { await router.handle($0) }
@@ -128,8 +129,8 @@ package struct YrdenApplication: Sendable {
                 configuration: HTTPServerConfiguration(
                     host: callback.host,
                     port: callback.port,
-                    threadPoolSize: 1,
-                    maxBodyBytes: 64 << 10
+                    maxBodyBytes: 64 << 10,
+                    eventLoop: try SharedEventLoop.process()
                 ),
                 logger: logger,
                 handler: { await router.handleOAuthCallbackOnly($0) }
@@ -154,12 +155,12 @@ package struct YrdenApplication: Sendable {
         guard let address = config.gateway.appsSandbox else { return nil }
         func listen(on port: Int) throws -> HTTPServer {
             try HTTPServer(
-                // One static file to a browser now and then: one libmicrohttpd thread is plenty.
+                // One static file to a browser now and then: no thread of its own.
                 configuration: HTTPServerConfiguration(
                     host: address.host,
                     port: port,
-                    threadPoolSize: 1,
-                    maxBodyBytes: 16 << 10
+                    maxBodyBytes: 16 << 10,
+                    eventLoop: try SharedEventLoop.process()
                 ),
                 logger: logger,
                 handler: FrontRouter.appsSandboxHandler(settings: config.gateway, consolePort: consolePort.get)

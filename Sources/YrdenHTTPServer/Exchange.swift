@@ -35,10 +35,19 @@ final class Exchange: Sendable {
 
     let connection: ConnectionHandle
     private let locked: Mutex<Locked>
+    /// The loop that runs libmicrohttpd when it has no threads of its own, told of every resume.
+    private let loop: (any HTTPEventLoop)?
 
-    init(connection: ConnectionHandle, maxBodyBytes: Int) {
+    init(connection: ConnectionHandle, maxBodyBytes: Int, loop: (any HTTPEventLoop)? = nil) {
         self.connection = connection
         self.locked = Mutex(Locked(state: ExchangeState(maxBodyBytes: maxBodyBytes)))
+        self.loop = loop
+    }
+
+    /// Resumes the suspended connection and, without libmicrohttpd threads, asks its loop to run it.
+    private func resumeConnection() {
+        MHD_resume_connection(connection.raw)
+        loop?.wake()
     }
 
     // MARK: libmicrohttpd side (called on its threads, inside its callbacks)
@@ -100,7 +109,7 @@ final class Exchange: Sendable {
     func deliver(_ response: HTTPResponse) -> Bool {
         locked.withLock { locked in
             let (accepted, resume) = locked.state.deliver(response)
-            if resume { MHD_resume_connection(connection.raw) }
+            if resume { resumeConnection() }
             return accepted
         }
     }
@@ -108,7 +117,7 @@ final class Exchange: Sendable {
     /// The server could not take the request: answer 503.
     func refuse() {
         locked.withLock { locked in
-            if locked.state.refuse() { MHD_resume_connection(connection.raw) }
+            if locked.state.refuse() { resumeConnection() }
         }
     }
 
@@ -131,7 +140,7 @@ final class Exchange: Sendable {
         while true {
             let action = locked.withLock { locked in
                 let action = locked.state.write(bytes)
-                if case .queued(resume: true) = action { MHD_resume_connection(connection.raw) }
+                if case .queued(resume: true) = action { resumeConnection() }
                 return action
             }
             switch action {
@@ -162,7 +171,7 @@ final class Exchange: Sendable {
 
     private func perform(_ event: (inout ExchangeState) -> Bool) {
         let wakeups = locked.withLock { locked in
-            if event(&locked.state) { MHD_resume_connection(connection.raw) }
+            if event(&locked.state) { resumeConnection() }
             return locked.wakeupsAfterClose()
         }
         for wakeup in wakeups { wakeup.resume() }

@@ -40,6 +40,7 @@ package final class HTTPServer: Service, Sendable {
         let core = ServerCore(
             maxBodyBytes: configuration.maxBodyBytes,
             requestTimeout: configuration.requestTimeout,
+            eventLoop: configuration.eventLoop,
             logger: logger,
             handler: handler
         )

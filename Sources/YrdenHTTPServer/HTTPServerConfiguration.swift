@@ -14,6 +14,7 @@ package struct HTTPServerConfiguration: Sendable {
     /// The TCP port; `0` asks the kernel for a free one (read it back from `HTTPServer.port`).
     package var port: Int
     /// libmicrohttpd worker threads. Each runs its own epoll loop, so one per core keeps every core busy.
+    /// Ignored with an `eventLoop`.
     package var threadPoolSize: Int
     /// The largest request body accepted. Bigger bodies are answered 413 without being buffered.
     package var maxBodyBytes: Int
@@ -26,6 +27,8 @@ package struct HTTPServerConfiguration: Sendable {
     /// The most connections served at once; libmicrohttpd stops accepting beyond it (they wait in the listen
     /// backlog). Lowered at start to what the open-file limit leaves room for (see `OpenFileLimit`).
     package var connectionLimit: Int
+    /// A loop to serve on instead of libmicrohttpd's own threads (`nil`: libmicrohttpd runs `threadPoolSize`).
+    package var eventLoop: (any HTTPEventLoop)?
 
     package init(
         host: String = "127.0.0.1",
@@ -34,7 +37,8 @@ package struct HTTPServerConfiguration: Sendable {
         maxBodyBytes: Int = 16 << 20,
         connectionTimeout: Int = 60,
         requestTimeout: Duration = .seconds(30),
-        connectionLimit: Int = 32_768
+        connectionLimit: Int = 32_768,
+        eventLoop: (any HTTPEventLoop)? = nil
     ) {
         self.host = host
         self.port = port
@@ -43,6 +47,7 @@ package struct HTTPServerConfiguration: Sendable {
         self.connectionTimeout = connectionTimeout
         self.requestTimeout = requestTimeout
         self.connectionLimit = connectionLimit
+        self.eventLoop = eventLoop
     }
 
     /// The number of cores the process may run on right now (at least 1).

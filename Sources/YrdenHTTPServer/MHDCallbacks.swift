@@ -12,7 +12,11 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 
     guard let context = conCls.pointee else {
         // First call: only the headers are known.
-        let exchange = Exchange(connection: ConnectionHandle(raw: connection), maxBodyBytes: core.maxBodyBytes)
+        let exchange = Exchange(
+            connection: ConnectionHandle(raw: connection),
+            maxBodyBytes: core.maxBodyBytes,
+            loop: core.eventLoop
+        )
         conCls.pointee = Unmanaged.passRetained(exchange).toOpaque()
         if let refusal = exchange.begin(declaredLength: MHDRequest.declaredLength(connection)) {
             core.connections.requestHandedOver(connection)

@@ -3,14 +3,17 @@ import Logging
 
 /// Starts libmicrohttpd on an already-listening socket with the server's threading model.
 enum MHDDaemon {
-    /// Internal polling threads (a pool of `threadPoolSize` epoll loops) with suspend/resume, so a request can
-    /// wait for Swift without holding a libmicrohttpd thread, and a stream can idle without polling.
+    /// Suspend/resume, so a request can wait for Swift without holding a libmicrohttpd thread, and a stream can
+    /// idle without polling; either internal polling threads (a pool of `threadPoolSize` epoll loops) or, with an
+    /// `eventLoop`, none: the loop runs libmicrohttpd whenever its epoll descriptor is ready or its timeout is due.
     static func start(
         configuration: HTTPServerConfiguration,
         socket: ListenSocket,
         core: ServerCore
     ) throws -> DaemonHandle {
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        let loop = configuration.eventLoop
+        var flags = MHD_ALLOW_SUSPEND_RESUME.rawValue
+        if loop == nil { flags |= MHD_USE_INTERNAL_POLLING_THREAD.rawValue }
         #if os(Linux)
         flags |= MHD_USE_EPOLL.rawValue
         #else
@@ -36,7 +39,7 @@ enum MHDDaemon {
             yrden_mhd_option_notify_completed(requestCompleted, cls),
             yrden_mhd_option_notify_connection(connectionNotified, cls),
         ]
-        if configuration.threadPoolSize > 1 {
+        if loop == nil, configuration.threadPoolSize > 1 {
             options.append(
                 MHD_OptionItem(option: .THREAD_POOL_SIZE, value: configuration.threadPoolSize, ptr_value: nil)
             )
@@ -49,7 +52,18 @@ enum MHDDaemon {
         guard let daemon else {
             throw HTTPServerError.daemonStartFailed(host: configuration.host, port: socket.port)
         }
-        return DaemonHandle(raw: daemon)
+        guard let loop else { return DaemonHandle(raw: daemon) }
+        let handle = DaemonHandle(raw: daemon, loop: loop, descriptor: yrden_mhd_epoll_fd(daemon))
+        do {
+            guard handle.descriptor >= 0 else {
+                throw HTTPServerError.daemonStartFailed(host: configuration.host, port: socket.port)
+            }
+            try loop.drive(handle.descriptor) { handle.turn() }
+        } catch {
+            MHD_stop_daemon(daemon)
+            throw error
+        }
+        return handle
     }
 
     /// The configured limit, lowered to what the open-file limit leaves room for: past it, `accept` fails and

@@ -17,8 +17,27 @@ struct IncomingRequest: Sendable {
 }
 
 /// A daemon pointer that may cross threads; libmicrohttpd's daemon API is thread-safe for the calls made here.
+/// A daemon without threads of its own also names the loop that runs it and the descriptor that loop watches.
 struct DaemonHandle: @unchecked Sendable {
     let raw: OpaquePointer
+    var loop: (any HTTPEventLoop)? = nil
+    var descriptor: Int32 = -1
+
+    /// One run of a daemon without threads, on its loop: everything ready is done, and the answer says when
+    /// libmicrohttpd needs to run again even if nothing becomes ready (a connection's timeout; `.zero` while
+    /// connections still have work it did not get to in this run).
+    func turn() -> Duration? {
+        _ = MHD_run(raw)
+        let milliseconds = yrden_mhd_next_run_ms(raw)
+        return milliseconds < 0 ? nil : .milliseconds(milliseconds)
+    }
+
+    /// Stops the daemon: on its loop, after the loop stops running it, when it has one.
+    func stop() {
+        guard let loop else { return MHD_stop_daemon(raw) }
+        let daemon = DaemonHandle(raw: raw)
+        loop.stopDriving(descriptor) { MHD_stop_daemon(daemon.raw) }
+    }
 }
 
 /// The state `HTTPServer` shares with libmicrohttpd's callbacks (it is their `cls`): the exchanges Swift currently
@@ -63,14 +82,23 @@ final class ServerCore: Sendable {
 
     let maxBodyBytes: Int
     let logger: Logger
+    /// The loop that runs libmicrohttpd when it has no threads of its own.
+    let eventLoop: (any HTTPEventLoop)?
     /// Every open connection, and the timer that closes those held without a complete request.
     let connections: ConnectionSweeper
     let handlers = HandlerTasks()
     private let handler: HTTPHandler
     private let locked = Mutex(Locked())
 
-    init(maxBodyBytes: Int, requestTimeout: Duration, logger: Logger, handler: @escaping HTTPHandler) {
+    init(
+        maxBodyBytes: Int,
+        requestTimeout: Duration,
+        eventLoop: (any HTTPEventLoop)? = nil,
+        logger: Logger,
+        handler: @escaping HTTPHandler
+    ) {
         self.maxBodyBytes = maxBodyBytes
+        self.eventLoop = eventLoop
         self.logger = logger
         self.handler = handler
         self.connections = ConnectionSweeper(requestTimeout: requestTimeout, logger: logger)
@@ -219,7 +247,7 @@ final class ServerCore: Sendable {
         waiter?.resume()
         guard let daemon else { return false }
         connections.stop()
-        MHD_stop_daemon(daemon.raw)
+        daemon.stop()
         return true
     }
 

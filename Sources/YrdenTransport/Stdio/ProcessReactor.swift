@@ -8,7 +8,9 @@ import Glibc
 
 /// The one thread that does all child-process work of the process: it spawns stdio servers, reads their
 /// stdout and stderr, finishes writes their stdin could not take at once, notices their exit through a pidfd
-/// and reaps them, and reaps the orphaned descendants the process adopts as a child subreaper.
+/// and reaps them, and reaps the orphaned descendants the process adopts as a child subreaper. It also runs
+/// other event sources that gain from sharing it (``drive(_:_:)``): the gateway's HTTP listeners, so that an
+/// answer read from a child here is sent from here.
 ///
 /// One thread for all children keeps the thread count flat however many servers run (it was four threads per
 /// child); decoding large frames is handed off (``FrameDelivery``). Reaping only here makes it race-free: no exit status an owner waits for can be taken by the orphan
@@ -27,8 +29,16 @@ final class ProcessReactor: Sendable {
         var job: Job
     }
 
+    /// Another event source run on this thread (an HTTP server without threads of its own), by its descriptor.
+    private struct Driver {
+        var token: UInt64
+        var turn: @Sendable () -> Duration?
+        var due: ContinuousClock.Instant?
+    }
+
     private struct State {
         var jobs: [Job] = []
+        var drivers: [Int32: Driver] = [:]
         var handlers: [UInt64: Handler] = [:]
         var nextToken: UInt64 = 1
         var timers: [Timer] = []
@@ -143,6 +153,61 @@ final class ProcessReactor: Sendable {
         _ = state.withLock { $0.handlers.removeValue(forKey: token) }
     }
 
+    /// Calls `turn` on this thread whenever `fd` is readable and once the delay it last returned has passed
+    /// (`nil`: only when readable). Any thread; returns once the watch is in place.
+    func drive(_ fd: Int32, _ turn: @escaping @Sendable () -> Duration?) throws(UpstreamError) {
+        let failure: String? = performAndWait { [self] in
+            guard let token = watch(fd, events: EPOLLIN.rawValue, { [self] _ in runDriver(fd) }) else {
+                return String(cString: strerror(errno))
+            }
+            // A first run at once: whatever became ready before the watch is not missed.
+            state.withLock { $0.drivers[fd] = Driver(token: token, turn: turn, due: .now) }
+            return nil
+        }
+        if let failure { throw UpstreamError(.process, "cannot watch descriptor \(fd): \(failure)") }
+    }
+
+    /// Ends the drive of `fd`, then runs `last` on this thread; returns once it has run. Any thread.
+    func stopDriving(_ fd: Int32, then last: @escaping @Sendable () -> Void) {
+        performAndWait { [self] in
+            if let driver = state.withLock({ $0.drivers.removeValue(forKey: fd) }) { unwatch(driver.token, fd: fd) }
+            last()
+        }
+    }
+
+    /// Has every drive run soon: at the end of this pass on this thread, else right after waking the loop.
+    func wakeDrivers() {
+        state.withLock { state in
+            for fd in state.drivers.keys { state.drivers[fd]?.due = .now }
+        }
+        if !isCurrentThread {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    private func runDriver(_ fd: Int32) {
+        let turn = state.withLock { state -> (@Sendable () -> Duration?)? in
+            state.drivers[fd]?.due = nil
+            return state.drivers[fd]?.turn
+        }
+        guard let turn else { return }
+        let next = turn().map { ContinuousClock.now + $0 }
+        // A wake during the turn (a connection resumed by its own callback) keeps its earlier time.
+        state.withLock { state in
+            guard let woken = state.drivers[fd]?.due else { return state.drivers[fd]?.due = next }
+            state.drivers[fd]?.due = next.map { min($0, woken) } ?? woken
+        }
+    }
+
+    private func runDueDrivers() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state in
+            state.drivers.compactMap { $0.value.due.map { $0 <= now } == true ? $0.key : nil }
+        }
+        due.forEach(runDriver)
+    }
+
     /// Records that `pid` is reaped by its owner through `reap`, which the orphan sweep calls when it meets
     /// the pid first. Reactor thread only.
     func own(_ pid: pid_t, reap: @escaping Job) {
@@ -208,6 +273,7 @@ final class ProcessReactor: Sendable {
             }
             runJobs()
             runDueTimers()
+            runDueDrivers()
         }
     }
 
@@ -232,10 +298,13 @@ final class ProcessReactor: Sendable {
         due.forEach { $0() }
     }
 
-    /// Until the next timer, at most one sweep interval; 0 when jobs are waiting.
+    /// Until the next timer or driver run, at most one sweep interval; 0 when jobs are waiting.
     private func nextTimeoutMilliseconds() -> Int32 {
         let next = state.withLock { state -> ContinuousClock.Instant? in
-            state.jobs.isEmpty ? state.timers.map(\.deadline).min() : .now
+            guard state.jobs.isEmpty else { return .now }
+            let timer = state.timers.map(\.deadline).min()
+            let driver = state.drivers.values.compactMap(\.due).min()
+            return [timer, driver].compactMap { $0 }.min()
         }
         guard let next else { return 1000 }
         let wait = next - .now

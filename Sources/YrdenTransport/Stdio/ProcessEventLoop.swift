@@ -1,0 +1,27 @@
+/// The process's one event loop (the thread that runs every stdio child's I/O), offered to other event sources
+/// that do better on it than on threads of their own: the gateway's HTTP server, whose answers from stdio
+/// upstreams are then produced and sent on the thread that read them.
+package struct ProcessEventLoop: Sendable {
+    private let reactor: ProcessReactor
+
+    /// The process's loop, started on first use (which makes the process a child subreaper).
+    package static func shared() throws(UpstreamError) -> ProcessEventLoop {
+        ProcessEventLoop(reactor: try ProcessReactor.running())
+    }
+
+    /// Calls `turn` on the loop's thread whenever `descriptor` is readable and once the delay it last returned
+    /// has passed (`nil`: only when readable).
+    package func drive(_ descriptor: Int32, _ turn: @escaping @Sendable () -> Duration?) throws(UpstreamError) {
+        try reactor.drive(descriptor, turn)
+    }
+
+    /// Has every drive run soon, from any thread.
+    package func wake() {
+        reactor.wakeDrivers()
+    }
+
+    /// Ends the drive of `descriptor`, then runs `last` on the loop's thread; returns once it has run.
+    package func stopDriving(_ descriptor: Int32, then last: @escaping @Sendable () -> Void) {
+        reactor.stopDriving(descriptor, then: last)
+    }
+}
