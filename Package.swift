@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "YrdenExecution", swiftSettings: strict),
         /// Atomic file writes and secret files (0600, AES-GCM when YRDEN_SECRET_KEY is set); knows nothing of MCP.
         .target(name: "YrdenStorage", dependencies: [crypto], swiftSettings: strict),
+        /// The tool search index of "search" mode: BM25F over tools' names and descriptions, updated per server.
+        .target(name: "YrdenSearch", swiftSettings: strict),
         /// The web console's static files, embedded in the binary at build time.
         .target(
             name: "YrdenConsole",

@@ -1,0 +1,38 @@
+/// The bounds that keep the index's memory and a search's work proportional to what is useful, whatever an
+/// upstream or a client sends.
+///
+/// Text past a bound is ignored, never rejected: a tool with a 1 MB description is indexed on its first
+/// ``descriptionCharacters`` characters, so one hostile upstream costs at most a few kilobytes per tool.
+/// Lengths count Unicode scalars.
+package enum SearchLimits {
+    /// Documents the index holds; `replace` indexes a server's tools in the order given until this is reached.
+    package static let documents = 200_000
+    /// A query's text past this is ignored.
+    package static let queryCharacters = 1_000
+    /// Distinct query terms looked up; further terms are ignored.
+    package static let queryTerms = 64
+    /// Results one search returns at most, whatever `limit` asks.
+    package static let results = 200
+
+    /// Name and title text indexed (the tool keeps its full name as its key).
+    package static let nameCharacters = 256
+    package static let titleCharacters = 256
+    package static let serverCharacters = 256
+    /// Description text indexed: enough for every real tool's description seen, a bound for a hostile one.
+    package static let descriptionCharacters = 4_096
+    /// Schema properties indexed per tool, and the text of each one's name and description.
+    package static let arguments = 64
+    package static let argumentNameCharacters = 64
+    package static let argumentDescriptionCharacters = 256
+
+    /// A word longer than this is dropped: no useful word is, and hashes, base64 and URLs' innards are not worth
+    /// a vocabulary entry.
+    package static let wordCharacters = 40
+
+    /// The first `count` Unicode scalars of `text`, reading no further than that.
+    static func prefix(_ text: String, _ count: Int) -> Substring.UnicodeScalarView {
+        let scalars = text.unicodeScalars
+        let end = scalars.index(scalars.startIndex, offsetBy: count, limitedBy: scalars.endIndex) ?? scalars.endIndex
+        return scalars[..<end]
+    }
+}

@@ -1,0 +1,103 @@
+extension ToolSearchIndex {
+    /// The tools that best match `query`, best first, at most `limit` (and ``SearchLimits/results``) of them.
+    ///
+    /// Scores are BM25F (``Ranking``) over the query's distinct terms; a query that is a tool's whole name (or
+    /// its server's and its name, as `github__create_issue`) ranks that tool above every other match. Equal
+    /// scores are ordered by server, then name, so the same index and query give the same list on every run.
+    /// `include` is asked only about tools that would enter the results, so a profile's restriction costs nothing
+    /// per tool it excludes that would not have ranked anyway. A query with no terms but stop words finds nothing.
+    package func search(
+        _ query: String,
+        limit: Int,
+        where include: (ToolKey) -> Bool = { _ in true }
+    ) -> [SearchHit] {
+        let limit = min(limit, SearchLimits.results)
+        guard limit > 0, count > 0 else { return [] }
+        let text = SearchLimits.prefix(query, SearchLimits.queryCharacters)
+        var distinct = Set<String>()
+        var terms: [UInt32] = []
+        for term in Tokenizer.terms(text) where distinct.count < SearchLimits.queryTerms {
+            guard distinct.insert(term).inserted else { continue }
+            if let id = vocabulary[term] { terms.append(id) }
+        }
+        guard !distinct.isEmpty else { return [] }
+
+        var scores = [Float](repeating: 0, count: documents.count)
+        var candidates: [UInt32] = []
+        let ceiling = accumulate(terms, into: &scores, candidates: &candidates)
+        if let named = nameDocuments[Tokenizer.nameKey(text)] {
+            for doc in named {
+                if scores[Int(doc)] == 0 { candidates.append(doc) }
+                scores[Int(doc)] += Float(ceiling)
+            }
+        }
+        return best(candidates, scores, limit, include)
+    }
+
+    /// Adds each term's BM25F contribution to the scores of the documents that have it, noting each document
+    /// the first time it scores. Returns the most any document could score, the margin a whole-name match gets.
+    private func accumulate(_ terms: [UInt32], into scores: inout [Float], candidates: inout [UInt32]) -> Double {
+        let k1 = ranking.k1
+        let documentCount = Double(count)
+        var weights: [Double] = []
+        var base: [Double] = []
+        var slope: [Double] = []
+        for field in DocumentField.allCases {
+            let average = max(Double(totalLengths[field.rawValue]) / documentCount, 1)
+            let b = ranking.lengthNormalization[field.rawValue]
+            weights.append(ranking.weights[field.rawValue])
+            base.append(1 - b)
+            slope.append(b / average)
+        }
+        var ceiling = 0.0
+        for term in terms {
+            let list = postings[Int(term)]
+            let frequency = Double(list.count)
+            let idf = NaturalLogarithm.of(1 + (documentCount - frequency + 0.5) / (frequency + 0.5))
+            ceiling += idf * (k1 + 1)
+            for posting in list {
+                let length = lengths[Int(posting.doc)]
+                var weighted = 0.0
+                for field in DocumentField.allCases {
+                    let tf = posting.counts[field]
+                    guard tf > 0 else { continue }
+                    let f = field.rawValue
+                    weighted += weights[f] * Double(tf) / (base[f] + slope[f] * Double(length[field]))
+                }
+                let gain = Float(idf * weighted * (k1 + 1) / (k1 + weighted))
+                if scores[Int(posting.doc)] == 0 { candidates.append(posting.doc) }
+                scores[Int(posting.doc)] += gain
+            }
+        }
+        return ceiling
+    }
+
+    /// The `limit` best candidates that `include` accepts, kept sorted as they are found.
+    private func best(
+        _ candidates: [UInt32],
+        _ scores: [Float],
+        _ limit: Int,
+        _ include: (ToolKey) -> Bool
+    ) -> [SearchHit] {
+        var ranked: [(score: Float, key: ToolKey)] = []
+        ranked.reserveCapacity(limit + 1)
+        for doc in candidates {
+            let score = scores[Int(doc)]
+            if ranked.count == limit, let last = ranked.last, score < last.score { continue }
+            guard let key = documents[Int(doc)]?.key else { continue }
+            if ranked.count == limit, let last = ranked.last, !Self.precedes(score, key, last.score, last.key) {
+                continue
+            }
+            guard include(key) else { continue }
+            var index = ranked.count
+            while index > 0, Self.precedes(score, key, ranked[index - 1].score, ranked[index - 1].key) { index -= 1 }
+            ranked.insert((score, key), at: index)
+            if ranked.count > limit { ranked.removeLast() }
+        }
+        return ranked.map { SearchHit(key: $0.key, score: Double($0.score)) }
+    }
+
+    private static func precedes(_ score: Float, _ key: ToolKey, _ otherScore: Float, _ otherKey: ToolKey) -> Bool {
+        score != otherScore ? score > otherScore : key < otherKey
+    }
+}
