@@ -14,29 +14,34 @@ extension ToolSearchIndex {
         let limit = min(limit, SearchLimits.results)
         guard limit > 0, count > 0 else { return [] }
         let text = SearchLimits.prefix(query, SearchLimits.queryCharacters)
-        var distinct = Set<String>()
-        var terms: [UInt32] = []
-        for term in Tokenizer.terms(text) where distinct.count < SearchLimits.queryTerms {
-            guard distinct.insert(term).inserted else { continue }
-            if let id = vocabulary[term] { terms.append(id) }
+        var distinct: [String] = []
+        for term in Tokenizer.terms(text) where distinct.count < SearchLimits.queryTerms && !distinct.contains(term) {
+            distinct.append(term)
         }
         guard !distinct.isEmpty else { return [] }
+        var terms: [(id: UInt32, weight: Double)] = distinct.compactMap { term in vocabulary[term].map { ($0, 1) } }
+        for term in distinct {
+            for synonym in Thesaurus.synonyms[term] ?? [] where !distinct.contains(synonym) {
+                guard let id = vocabulary[synonym], !terms.contains(where: { $0.id == id }) else { continue }
+                terms.append((id, ranking.synonymWeight))
+            }
+        }
 
         var scores = [Float](repeating: 0, count: documents.count)
         var candidates: [UInt32] = []
         let ceiling = accumulate(terms, into: &scores, candidates: &candidates)
-        if let named = nameDocuments[Tokenizer.nameKey(text)] {
-            for doc in named {
-                if scores[Int(doc)] == 0 { candidates.append(doc) }
-                scores[Int(doc)] += Float(ceiling)
-            }
-        }
-        return best(candidates, scores, limit, include)
+        let named = nameDocuments[Tokenizer.nameKey(text)] ?? []
+        for doc in named where scores[Int(doc)] == 0 { candidates.append(doc) }
+        return best(candidates, scores, Named(documents: named, bonus: Float(ceiling)), limit, include)
     }
 
     /// Adds each term's BM25F contribution to the scores of the documents that have it, noting each document
     /// the first time it scores. Returns the most any document could score, the margin a whole-name match gets.
-    private func accumulate(_ terms: [UInt32], into scores: inout [Float], candidates: inout [UInt32]) -> Double {
+    private func accumulate(
+        _ terms: [(id: UInt32, weight: Double)],
+        into scores: inout [Float],
+        candidates: inout [UInt32]
+    ) -> Double {
         let k1 = ranking.k1
         let documentCount = Double(count)
         var weights: [Double] = []
@@ -50,10 +55,10 @@ extension ToolSearchIndex {
             slope.append(b / average)
         }
         var ceiling = 0.0
-        for term in terms {
+        for (term, termWeight) in terms {
             let list = postings[Int(term)]
             let frequency = Double(list.count)
-            let idf = NaturalLogarithm.of(1 + (documentCount - frequency + 0.5) / (frequency + 0.5))
+            let idf = termWeight * NaturalLogarithm.of(1 + (documentCount - frequency + 0.5) / (frequency + 0.5))
             ceiling += idf * (k1 + 1)
             for posting in list {
                 let length = lengths[Int(posting.doc)]
@@ -76,13 +81,16 @@ extension ToolSearchIndex {
     private func best(
         _ candidates: [UInt32],
         _ scores: [Float],
+        _ named: Named,
         _ limit: Int,
         _ include: (ToolKey) -> Bool
     ) -> [SearchHit] {
         var ranked: [(score: Float, key: ToolKey)] = []
         ranked.reserveCapacity(limit + 1)
+        let demotion = Float(ranking.deprecatedWeight)
         for doc in candidates {
-            let score = scores[Int(doc)]
+            var score = deprecated[Int(doc)] ? scores[Int(doc)] * demotion : scores[Int(doc)]
+            if named.documents.contains(doc) { score += named.bonus }
             if ranked.count == limit, let last = ranked.last, score < last.score { continue }
             guard let key = documents[Int(doc)]?.key else { continue }
             if ranked.count == limit, let last = ranked.last, !Self.precedes(score, key, last.score, last.key) {
@@ -100,4 +108,11 @@ extension ToolSearchIndex {
     private static func precedes(_ score: Float, _ key: ToolKey, _ otherScore: Float, _ otherKey: ToolKey) -> Bool {
         score != otherScore ? score > otherScore : key < otherKey
     }
+}
+
+/// The tools whose whole name the query is, and what puts them above every other match: the most any tool could
+/// score on the query's terms.
+private struct Named {
+    var documents: [UInt32]
+    var bonus: Float
 }

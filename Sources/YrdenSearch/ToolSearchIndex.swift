@@ -25,6 +25,8 @@ package struct ToolSearchIndex: Sendable {
     /// By document id (nil while free), and each document's field lengths, kept apart for the scoring loop.
     var documents: [Document?] = []
     var lengths: [FieldCounts] = []
+    /// By document id: whether the tool's title or description calls it deprecated.
+    var deprecated: [Bool] = []
     var freeDocuments: [UInt32] = []
 
     var serverDocuments: [String: [UInt32]] = [:]
@@ -37,20 +39,24 @@ package struct ToolSearchIndex: Sendable {
     /// Each field's length summed over every document, for the average BM25 normalises by.
     var totalLengths = [Int](repeating: 0, count: DocumentField.allCases.count)
 
-    package init(ranking: Ranking = Ranking()) {
+    /// Tools the index holds at most (``SearchLimits/documents`` unless a test wants fewer).
+    package let capacity: Int
+
+    package init(ranking: Ranking = Ranking(), capacity: Int = SearchLimits.documents) {
         self.ranking = ranking
+        self.capacity = capacity
     }
 
     /// Makes `tools` the whole of `server`'s documents: called when the server connects and whenever its tool
     /// list changes. A tool listed twice is indexed once (the first), a tool of another server not at all, and
-    /// none past ``SearchLimits/documents`` in all.
+    /// none past ``capacity`` in all.
     /// - Returns: how many of `tools` were indexed.
     @discardableResult
     package mutating func replace(server: String, tools: [SearchableTool]) -> Int {
         remove(server: server)
         var names = Set<String>()
         var added: [UInt32] = []
-        for tool in tools where tool.server == server && count < SearchLimits.documents {
+        for tool in tools where tool.server == server && count < capacity {
             guard names.insert(tool.name).inserted else { continue }
             added.append(add(tool))
         }
@@ -71,6 +77,7 @@ package struct ToolSearchIndex: Sendable {
             for key in document.nameKeys { forgetName(key, id) }
             documents[Int(id)] = nil
             lengths[Int(id)] = FieldCounts()
+            deprecated[Int(id)] = false
             freeDocuments.append(id)
             count -= 1
         }
@@ -95,6 +102,7 @@ package struct ToolSearchIndex: Sendable {
             id = UInt32(documents.count)
             documents.append(nil)
             lengths.append(FieldCounts())
+            deprecated.append(false)
         }
         var terms: [UInt32] = []
         var frequencies: [FieldCounts] = []
@@ -122,11 +130,18 @@ package struct ToolSearchIndex: Sendable {
         let server = Tokenizer.nameKey(SearchLimits.prefix(tool.server, SearchLimits.serverCharacters))
         let nameKeys = name.isEmpty ? [] : server.isEmpty ? [name] : [name, server + " " + name]
         for key in nameKeys { nameDocuments[key, default: []].append(id) }
+        deprecated[Int(id)] =
+            vocabulary[Self.deprecatedTerm].flatMap { term in
+                terms.firstIndex(of: term).map { frequencies[$0][.title] > 0 || frequencies[$0][.description] > 0 }
+            } ?? false
         documents[Int(id)] = Document(key: tool.key, terms: terms, nameKeys: nameKeys)
         lengths[Int(id)] = fieldLengths
         count += 1
         return id
     }
+
+    /// "Deprecated" as a term: a tool that says it is ranks below the tool that replaces it.
+    static let deprecatedTerm = Tokenizer.terms(Substring("deprecated").unicodeScalars)[0]
 
     private mutating func termID(_ term: String) -> UInt32 {
         if let id = vocabulary[term] { return id }
