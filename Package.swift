@@ -135,6 +135,14 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        /// Measures the tool search index: search latency and the time to add a server, over 10,000 tools.
+        .executableTarget(
+            name: "yrden-search-bench",
+            dependencies: ["YrdenSearch"],
+            path: "Benchmarks/SearchBench",
+            swiftSettings: strict
+        ),
+
         // Build tooling: embeds the console's files (see YrdenConsole).
         .executableTarget(name: "ConsoleFileEmbedder", path: "Plugins/ConsoleFileEmbedder"),
         .plugin(name: "EmbedConsoleFiles", capability: .buildTool(), dependencies: ["ConsoleFileEmbedder"]),

@@ -8,8 +8,9 @@
 # Uses the harness in Benchmarks/harness through lib.sh (see there for the tools it needs and the DUR/CALLS knobs);
 # LIST_CALLS (default 300) sets the tools/list calls over 10 and 50 upstreams; FLEET (default 200) stdio
 # upstreams with FLEET_TOOLS (default 50) padding tools each are started once for the start-up, memory, thread
-# and full-listing figures, over FLEET_LISTINGS (default 50) whole listings. Ends with the HTTP-upstream rows
-# (http_upstream.sh), then the budgets.
+# and full-listing figures, over FLEET_LISTINGS (default 50) whole listings. The tool search index of search mode
+# is measured in process (yrden-search-bench). Ends with the HTTP-upstream rows (http_upstream.sh), then the
+# budgets.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 LIST_CALLS=${LIST_CALLS:-300}
@@ -131,6 +132,20 @@ measure_eras() {
 }
 median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 
+# measure_search: the tool search index of search mode, in process (Benchmarks/SearchBench, built here): search
+# latency over 10,000 tools, the time to add a server of 500 tools and to replace them, and how many of the 50
+# fixture needs find their tool in the top 3. A run that prints no RESULT measured nothing: the program stops.
+measure_search() {
+  local out
+  out=$(cd "$ROOT" && swift build -c release --product yrden-search-bench 2>&1) || { echo "$out" >&2; exit 1; }
+  out=$("$ROOT/.build/release/yrden-search-bench" "$ROOT/Tests/Fixtures/search/corpus.json" 2>/dev/null \
+    | grep '^RESULT') || { echo "yrden-search-bench printed no RESULT" >&2; exit 1; }
+  R[search.p50]=$(kv "$out" search_p50_us); R[search.p99]=$(kv "$out" search_p99_us)
+  R[search.add_p50]=$(kv "$out" add500_ms_p50); R[search.add_max]=$(kv "$out" add500_ms_max)
+  R[search.update_p50]=$(kv "$out" update500_ms_p50); R[search.build]=$(kv "$out" build_ms)
+  R[search.tools]=$(kv "$out" tools); R[search.quality]=$(kv "$out" quality_top3)
+}
+
 echo "yrden $("$YRDEN" --version) on $(nproc) cores; wrk ${DUR}s per figure, $CALLS sequential calls" >&2
 measure_floor
 measure_direct direct_c "$OUT/echo_upstream" 0
@@ -141,10 +156,13 @@ measure_list 10
 measure_list 50
 measure_fleet
 measure_eras
+measure_search
 
 # The budgets of the engine (issue 10, "Faster as a consequence"), all against the C echo upstream.
 BUDGET_ADDED_P50=100 BUDGET_ADDED_P99=500 BUDGET_CPU=35 BUDGET_C64=35000
 BUDGET_READY_MS=1000 BUDGET_RSS_MB=60 BUDGET_THREADS=16 BUDGET_LIST_MS=30
+# The tool search index's (issue 13): a search, and indexing a server that connects with 500 tools.
+BUDGET_SEARCH_P50_US=1000 BUDGET_SEARCH_P99_US=5000 BUDGET_SEARCH_ADD_MS=20 BUDGET_SEARCH_QUALITY=45
 R[gw_c.added_p50]=$(added "${R[gw_c.p50]}" "${R[direct_c.p50]}")
 R[gw_c.added_p99]=$(added "${R[gw_c.p99]}" "${R[direct_c.p99]}")
 ms() { awk -v us="$1" 'BEGIN { printf "%.1f", us / 1000 }'; }
@@ -195,6 +213,14 @@ fleet_row "tools listed (pages) per whole listing" "${R[fleet.list.tools]} (${R[
 fleet_row "whole tools/list p50 / p99 ms" "${R[fleet.list.p50_ms]} / ${R[fleet.list.p99_ms]}" "<= $BUDGET_LIST_MS"
 echo "threads after ready, by name (names cut to 15 bytes): ${R[fleet.thread_names]}"
 
+search_row() { printf '%-44s %16s %12s\n' "$@"; }
+printf '\n'; search_row "tool search index, ${R[search.tools]} tools" "measured" "budget"
+search_row "search p50 / p99 us (50 needs, 5,000 searches)" "${R[search.p50]} / ${R[search.p99]}" "<= $BUDGET_SEARCH_P50_US / $BUDGET_SEARCH_P99_US"
+search_row "add a server of 500 tools, p50 / max ms" "${R[search.add_p50]} / ${R[search.add_max]}" "<= $BUDGET_SEARCH_ADD_MS"
+search_row "replace its 500 tools, p50 ms" "${R[search.update_p50]}" ""
+search_row "index ${R[search.tools]} tools from nothing, ms" "${R[search.build]}" ""
+search_row "needs with their tool in the top 3" "${R[search.quality]}" ">= $BUDGET_SEARCH_QUALITY/50"
+
 echo
 "$ROOT/Benchmarks/http_upstream.sh"
 
@@ -221,3 +247,8 @@ budget "$FLEET upstreams: whole tools/list p50 ms" "${R[fleet.list.p50_ms]}" "" 
 budget "$FLEET upstreams: whole tools/list p99 ms" "${R[fleet.list.p99_ms]}" "" "<=" "$BUDGET_LIST_MS"
 printf '\n%-44s %12s %12s %12s %8s\n' "budget (issue 11), stateless over session" "measured" "" "budget" "within"
 budget "p50 at 1 connection, stateless / session" "$(ratio "${R[eras.stateless.p50]}" "${R[eras.session.p50]}")" "" "<=" 1.2
+printf '\n%-44s %12s %12s %12s %8s\n' "budgets (issue 13), tool search" "measured" "" "budget" "within"
+budget "search p50 us, ${R[search.tools]} tools" "${R[search.p50]}" "" "<=" "$BUDGET_SEARCH_P50_US"
+budget "search p99 us, ${R[search.tools]} tools" "${R[search.p99]}" "" "<=" "$BUDGET_SEARCH_P99_US"
+budget "add a server of 500 tools, p50 ms" "${R[search.add_p50]}" "" "<=" "$BUDGET_SEARCH_ADD_MS"
+budget "needs with their tool in the top 3 (of 50)" "${R[search.quality]%/*}" "" ">=" "$BUDGET_SEARCH_QUALITY"

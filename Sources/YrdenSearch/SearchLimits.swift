@@ -32,6 +32,7 @@ package enum SearchLimits {
     /// The first `count` Unicode scalars of `text`, reading no further than that.
     static func prefix(_ text: String, _ count: Int) -> Substring.UnicodeScalarView {
         let scalars = text.unicodeScalars
+        if text.utf8.count <= count { return scalars[...] }  // no more scalars than bytes: nothing to cut
         let end = scalars.index(scalars.startIndex, offsetBy: count, limitedBy: scalars.endIndex) ?? scalars.endIndex
         return scalars[..<end]
     }
