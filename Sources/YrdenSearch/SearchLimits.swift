@@ -2,11 +2,17 @@
 /// upstream or a client sends.
 ///
 /// Text past a bound is ignored, never rejected: a tool with a 1 MB description is indexed on its first
-/// ``descriptionCharacters`` characters, so one hostile upstream costs at most a few kilobytes per tool.
+/// ``descriptionCharacters`` characters and its first ``documentTerms`` distinct terms, so it costs the index at
+/// most about 4 KB of postings (16 bytes a term) and that many vocabulary entries, and the whole index at most
+/// ``documents`` times that. A real tool has 10 to 150 distinct terms: 10,000 of them take a few megabytes.
 /// Lengths count Unicode scalars.
 package enum SearchLimits {
-    /// Documents the index holds; `replace` indexes a server's tools in the order given until this is reached.
-    package static let documents = 200_000
+    /// Documents the index holds (five times the 10,000 tools the budgets are measured on); `replace` indexes a
+    /// server's tools in the order given until this is reached.
+    package static let documents = 50_000
+    /// Distinct terms indexed per tool, in field order (name, server, title, description, arguments); a term
+    /// already counted still counts again. The longest reference tool has 143.
+    package static let documentTerms = 256
     /// A query's text past this is ignored.
     package static let queryCharacters = 1_000
     /// Distinct query terms looked up; further terms are ignored.

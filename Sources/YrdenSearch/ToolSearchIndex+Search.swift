@@ -48,6 +48,7 @@ extension ToolSearchIndex {
         var base: [Double] = []
         var slope: [Double] = []
         for field in DocumentField.allCases {
+            // At least one term: a field most tools leave empty (titles) must not make the few that fill it long.
             let average = max(Double(totalLengths[field.rawValue]) / documentCount, 1)
             let b = ranking.lengthNormalization[field.rawValue]
             weights.append(ranking.weights[field.rawValue])

@@ -108,10 +108,12 @@ package struct ToolSearchIndex: Sendable {
         var frequencies: [FieldCounts] = []
         var fieldLengths = FieldCounts()
         for (field, text) in Self.fields(of: tool) {
-            Tokenizer.forEachTerm(text) { term in
-                let term = termID(term)
-                var slot = Int(termSlots[Int(term)])
+            Tokenizer.forEachTerm(text) { text in
+                let known = vocabulary[text]
+                var slot = known.map { Int(termSlots[Int($0)]) } ?? -1
                 if slot < 0 {
+                    guard terms.count < SearchLimits.documentTerms else { return }
+                    let term = known ?? newTerm(text)
                     slot = terms.count
                     termSlots[Int(term)] = Int32(slot)
                     terms.append(term)
@@ -143,8 +145,8 @@ package struct ToolSearchIndex: Sendable {
     /// "Deprecated" as a term: a tool that says it is ranks below the tool that replaces it.
     static let deprecatedTerm = Tokenizer.terms(Substring("deprecated").unicodeScalars)[0]
 
-    private mutating func termID(_ term: String) -> UInt32 {
-        if let id = vocabulary[term] { return id }
+    /// A term id for a term no document has yet: a freed one when there is one.
+    private mutating func newTerm(_ term: String) -> UInt32 {
         let id: UInt32
         if let free = freeTerms.popLast() {
             id = free

@@ -14,6 +14,18 @@ import Testing
         #expect(length == SearchLimits.descriptionCharacters / "alpha ".count + 1)
     }
 
+    @Test func termsPastTheBoundAreNotIndexedNorRemembered() {
+        let words = (0..<300).map { "w\($0)z" }
+        let description = words.joined(separator: " ") + " w0z"
+        let index = makeIndex([("s", [tool("s", "t", description)])])  // one-letter names give no term
+        let limit = SearchLimits.documentTerms
+        #expect(index.documents[0]?.terms.count == limit)
+        #expect(index.vocabulary.count == limit)
+        #expect(index.names(words[limit - 1]) == ["s/t"])
+        #expect(index.names(words[limit]).isEmpty)
+        #expect(index.postings[Int(index.vocabulary["w0z"] ?? 0)].first?.counts[.description] == 2)
+    }
+
     @Test func argumentsPastTheBoundAreNotIndexed() {
         let arguments = (0..<1_000).map { "argument\($0)" }
         let index = makeIndex([("s", [tool("s", "many", arguments: arguments)])])
