@@ -1,7 +1,9 @@
+import YrdenProtocol
+
 /// The naming and format rules a config must follow, as plain functions from a value to a ``Finding``.
 ///
 /// The rules exist because of how values are used later: ids appear in URLs and admin API paths, prefixes in
-/// tool names that hosts validate (`A-Z a-z 0-9 _ - .`, at most 64 characters), URLs are dialled, header values
+/// tool names that hosts validate (`^[a-zA-Z0-9_-]{1,64}$`), URLs are dialled, header values
 /// are written onto the wire. Checking them here turns a confusing failure at connect time into a clear one at
 /// load time.
 enum ConfigRules {
@@ -9,7 +11,7 @@ enum ConfigRules {
 
     /// Server ids: `[a-z0-9][a-z0-9_-]{0,62}`, and free of the tool separator.
     static func checkServerID(_ id: String, separator: String) -> Finding? {
-        if !isName(id, allowingDot: false) {
+        if !isName(id) {
             return Finding(
                 message: "server id \(id.quoted) is not valid",
                 fix: "use 1 to 63 lowercase letters, digits, \"_\" or \"-\", starting with a letter or digit"
@@ -27,12 +29,13 @@ enum ConfigRules {
         return nil
     }
 
-    /// Prefixes: as ids, but `.` is allowed too; also free of the tool separator.
+    /// Prefixes: as ids; also free of the tool separator.
     static func checkPrefix(_ prefix: String, separator: String) -> Finding? {
-        if !isName(prefix, allowingDot: true) {
+        if !isName(prefix) {
             return Finding(
                 message: "prefix \(prefix.quoted) is not valid",
-                fix: "use 1 to 63 lowercase letters, digits, \"_\", \"-\" or \".\", starting with a letter or digit"
+                fix: "use 1 to 63 lowercase letters, digits, \"_\" or \"-\", starting with a letter or digit"
+                    + " (for example \(suggestedName(for: prefix).quoted)); hosts accept only these in tool names"
             )
         }
         if prefix.contains(separator) {
@@ -45,29 +48,41 @@ enum ConfigRules {
         return nil
     }
 
-    /// The tool separator: 1 to 8 characters that MCP allows in tool names.
+    /// The tool separator: 1 to 8 of the characters every host accepts in tool names.
     static func checkSeparator(_ separator: String) -> Finding? {
         let allowed = separator.unicodeScalars.allSatisfy { scalar in
             switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", "_", "-", ".": true
+            case "a"..."z", "A"..."Z", "0"..."9", "_", "-": true
             default: false
             }
         }
         guard allowed, (1...8).contains(separator.count) else {
             return Finding(
                 message: "tool separator \(separator.quoted) is not valid",
-                fix: "use 1 to 8 of the characters MCP allows in tool names (A-Z a-z 0-9 _ - .), such as \"__\""
+                fix: "use 1 to 8 of the characters hosts accept in tool names (A-Z a-z 0-9 _ -), such as \"__\""
             )
         }
         return nil
     }
 
-    static func isName(_ text: String, allowingDot: Bool) -> Bool {
+    /// A tool's name as hosts see it: `^[a-zA-Z0-9_-]{1,64}$`.
+    static func checkPublicName(_ name: String) -> Finding? {
+        guard QualifiedName.isValid(name) else {
+            return Finding(
+                message: "tool name \(name.quoted) is not one hosts accept",
+                fix:
+                    "use 1 to 64 of A-Z a-z 0-9 _ - (for example \(QualifiedName.make(prefix: "", separator: "", name: name).quoted))"
+            )
+        }
+        return nil
+    }
+
+    static func isName(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
         guard let first = scalars.first, scalars.count <= maxNameLength, isLowerAlphanumeric(first) else {
             return false
         }
-        return scalars.allSatisfy { isLowerAlphanumeric($0) || $0 == "_" || $0 == "-" || (allowingDot && $0 == ".") }
+        return scalars.allSatisfy { isLowerAlphanumeric($0) || $0 == "_" || $0 == "-" }
     }
 
     private static func isLowerAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {

@@ -102,7 +102,7 @@ import Testing
     @Test func suggestedIDsAreValid() {
         for raw in ["My Server", "--x--", "ÄÖÜ", "a.b.c", String(repeating: "z", count: 80)] {
             let suggestion = ConfigRules.suggestedName(for: raw)
-            #expect(ConfigRules.isName(suggestion, allowingDot: false), "\(raw) -> \(suggestion)")
+            #expect(ConfigRules.isName(suggestion), "\(raw) -> \(suggestion)")
         }
     }
 }

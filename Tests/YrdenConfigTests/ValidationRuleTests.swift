@@ -83,8 +83,10 @@ import Testing
         let tooLong = Config.problems(#"{"mcpServers": {"\#(long)": {"command": "x"}}}"#)
         #expect(tooLong.map(\.path) == ["mcpServers.\(long)"])
         #expect(Config.problems(#"{"mcpServers": {"-a": {"command": "x"}}}"#).count == 1)
-        let dotted = try Config.server(#"{"command": "x", "prefix": "gh.v2"}"#)
-        #expect(dotted?.prefix == "gh.v2")
+        // Hosts reject "." in tool names, so a prefix may not carry one.
+        let dotted = only(Config.serverProblems(#"{"command": "x", "prefix": "gh.v2"}"#))
+        #expect(dotted?.path == "mcpServers.s.prefix")
+        #expect(dotted?.fix.contains(#""gh-v2""#) == true)
         let badPrefix = only(Config.serverProblems(#"{"command": "x", "prefix": "Git Hub"}"#))
         #expect(badPrefix?.path == "mcpServers.s.prefix")
         let sepPrefix = only(Config.serverProblems(#"{"command": "x", "prefix": "a__b"}"#))
@@ -93,9 +95,11 @@ import Testing
 
     @Test func theSeparatorRuleFollowsTheConfiguredSeparator() throws {
         let config = try Config.decode(
-            #"{"gateway": {"toolSeparator": "."}, "mcpServers": {"a__b": {"command": "x"}}}"#
+            #"{"gateway": {"toolSeparator": "_x_"}, "mcpServers": {"a__b": {"command": "x"}}}"#
         )
-        #expect(config.gateway.toolSeparator == ".")
+        #expect(config.gateway.toolSeparator == "_x_")
+        let dotted = only(Config.problems(#"{"gateway": {"toolSeparator": "."}}"#))
+        #expect(dotted?.path == "gateway.toolSeparator")
         let problems = Config.problems(#"{"gateway": {"toolSeparator": "-"}, "mcpServers": {"a-b": {"command": "x"}}}"#)
         #expect(problems.map(\.path) == ["mcpServers.a-b"])
     }

@@ -32,6 +32,19 @@ import Testing
         #expect(name != QualifiedName.make(prefix: "fs", separator: "__", name: "read_file_now"))
     }
 
+    /// What hosts enforce: `^[a-zA-Z0-9_-]{1,64}$`; a dot (which MCP allows) is replaced, and the name hashed.
+    @Test func dotsAreNotPublicNames() {
+        #expect(!QualifiedName.isValid("git.status"))
+        let name = QualifiedName.make(prefix: "git", separator: "__", name: "repo.status")
+        #expect(name.hasPrefix("git__repo_status_"))
+        #expect(
+            name.utf8.allSatisfy {
+                $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || (48...57).contains($0) || (65...90).contains($0)
+                    || (97...122).contains($0)
+            }
+        )
+    }
+
     @Test func stableHashIsKnownFNV1a() {
         #expect(QualifiedName.stableHash("") == "811c9dc5")
         #expect(QualifiedName.stableHash("a") == "e40c292c")

@@ -491,7 +491,7 @@ async def test_bad_config_documents_are_refused(admin: Admin):
     assert error_paths(missing) == ["mcpServers"]
     # The listen address comes from --listen (a YRDEN_* override) here, so the separator is what can change.
     moved = json.loads(json.dumps(document))
-    moved.setdefault("gateway", {})["toolSeparator"] = ".."
+    moved.setdefault("gateway", {})["toolSeparator"] = "--"
     conflict = assert_problem(await admin.request("PUT", "/config", moved), 409)
     assert error_paths(conflict) == ["gateway.toolSeparator"], conflict
     typo = json.loads(json.dumps(document))

@@ -396,7 +396,7 @@ ENTRIES: list[tuple[dict[str, Any], bool]] = [
     ({"command": "  python3  "}, True),
     ({"command": "x", "url": None, "headers": None, "auth": None, "args": None, "env": None, "cwd": None}, True),
     ({"command": "x", "type": "stdio", "reconnect": "never", "disabled": True}, True),
-    ({"command": "x", "prefix": "a.b-c_9", "tools": {"allow": ["t"], "deny": ["u"]}}, True),
+    ({"command": "x", "prefix": "ab-c_9", "tools": {"allow": ["t"], "deny": ["u"]}}, True),
     ({"command": "x", "timeouts": {"connect": 0.5, "request": 31536000, "toolCall": None}}, True),
     ({"command": "x", "reconnect": {"initialDelay": 60}}, True),
     ({"command": "x", "reconnect": {"maxDelay": 1, "maxAttempts": 1}}, True),
@@ -431,6 +431,7 @@ ENTRIES: list[tuple[dict[str, Any], bool]] = [
     ({"command": ""}, False),
     ({"command": 42}, False),
     ({"command": "x", "comand": "y"}, False),
+    ({"command": "x", "prefix": "a.b"}, False),
     ({"command": "x", "headers": {"A": "b"}}, False),
     ({"command": "x", "auth": {"type": "none"}}, False),
     ({"url": URL, "env": {"A": "b"}}, False),
@@ -522,7 +523,7 @@ IDS: list[tuple[str, bool]] = [
 
 GATEWAYS: list[tuple[dict[str, Any], bool]] = [
     ({}, True),
-    ({"listen": "127.0.0.1:0", "toolSeparator": ".", "maxBodyBytes": 1, "dataDir": "/tmp/y"}, True),
+    ({"listen": "127.0.0.1:0", "toolSeparator": "-", "maxBodyBytes": 1, "dataDir": "/tmp/y"}, True),
     ({"listen": "[::1]:8750"}, True),
     ({"listen": "localhost:65535"}, True),
     ({"listen": "${TEST_HOST}:8750"}, True),
@@ -537,6 +538,7 @@ GATEWAYS: list[tuple[dict[str, Any], bool]] = [
     ({"toolSeparator": ""}, False),
     ({"toolSeparator": "123456789"}, False),
     ({"toolSeparator": "/"}, False),
+    ({"toolSeparator": "."}, False),
     ({"allowedOrigins": ["http://localhost:3000/app"]}, False),
     ({"allowedOrigins": ["localhost:3000"]}, False),
     ({"allowedOrigins": ["http://:80"]}, False),

@@ -15,13 +15,18 @@ extension AdminAPI {
         return FrontResponses.json(200, .object(body))
     }
 
-    /// Every tool `/mcp` offers, in `tools/list` order, each with the server its calls go to.
+    /// Every tool `/mcp` offers, in `tools/list` order, each with the server its calls go to and the name that
+    /// server knows it by (a long or unsafe name is shortened on `/mcp`; this is the mapping), and the clashes
+    /// the merge found.
     func listTools() -> HTTPResponse {
         let catalog = gateway.snapshot.catalog
         let tools = catalog.tools.compactMap { tool -> JSONValue? in
             guard let name = tool["name"]?.stringValue, let route = catalog.toolRoutes[name] else { return nil }
-            return ["server": .string(route.server), "tool": tool]
+            return ["server": .string(route.server), "upstreamName": .string(route.name), "tool": tool]
         }
-        return FrontResponses.json(200, ["tools": .array(tools)])
+        return FrontResponses.json(
+            200,
+            ["tools": .array(tools), "conflicts": .array(catalog.conflicts.map(JSONValue.string))]
+        )
     }
 }

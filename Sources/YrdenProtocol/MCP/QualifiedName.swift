@@ -1,7 +1,7 @@
 /// How a tool or prompt of one upstream is named on the aggregated endpoint: `<prefix><separator><name>`.
 ///
-/// Names keep to the characters MCP allows in tool names (`A-Z a-z 0-9 _ - .`) and to at most
-/// ``maxLength`` characters, because many hosts reject anything longer. A name that needs changing to fit
+/// Names keep to `^[a-zA-Z0-9_-]{1,64}$`, what hosts enforce (several reject `.` and anything longer, though
+/// MCP itself allows more). A name that needs changing to fit
 /// gets a short hash of the original, so two different upstream names never collapse into one and the same
 /// input gives the same name on every run. Calls are routed by table lookup, never by splitting the name.
 package enum QualifiedName {
@@ -23,7 +23,7 @@ package enum QualifiedName {
     private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
             true
         default: false
         }
