@@ -83,7 +83,8 @@ let package = Package(
         .target(
             name: "YrdenEngine",
             dependencies: [
-                "YrdenProtocol", "YrdenConfig", "YrdenTransport", log, lifecycle, httpClient, metrics, crypto,
+                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenTransport", log, lifecycle, httpClient, metrics,
+                crypto,
             ],
             swiftSettings: strict
         ),

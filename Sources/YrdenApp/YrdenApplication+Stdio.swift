@@ -7,18 +7,24 @@ import YrdenFront
 extension YrdenApplication {
     /// Serves the aggregate over stdin/stdout until stdin closes (the host went away) or a signal arrives,
     /// then shuts every upstream down as `run()` does.
-    package func runStdio() async throws {
-        try await withUpstreamConnector { connector, _ in try await runStdio(connector: connector) }
+    /// With a `profile`, its view only.
+    package func runStdio(profile: String? = nil) async throws {
+        try await withUpstreamConnector { connector, _ in try await runStdio(connector: connector, profile: profile) }
     }
 
-    private func runStdio(connector: UpstreamConnector) async throws {
+    private func runStdio(connector: UpstreamConnector, profile: String?) async throws {
         let gateway = Gateway(config: config, logger: logger, connector: connector)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
                     .init(service: EngineService(gateway: gateway)),
                     .init(
-                        service: StdioService(endpoint: StdioEndpoint(gateway: gateway)),
+                        service: StdioService(
+                            endpoint: StdioEndpoint(
+                                gateway: gateway,
+                                scope: profile.map(CatalogScope.profile) ?? .gateway
+                            )
+                        ),
                         successTerminationBehavior: .gracefullyShutdownGroup
                     ),
                 ],

@@ -74,7 +74,13 @@ extension ConfigDecoder {
         else { return .default }
         if let value = object["initialDelay"]?.seconds() { initialDelay = value }
         if let value = object["maxDelay"]?.seconds() { maxDelay = value }
-        if maxDelay < initialDelay, object.contains("initialDelay") || object.contains("maxDelay") {
+        // Compared as written: 60.00000000000001 s is longer than 60 s, though both are 60 s to the nanosecond.
+        func written(_ key: String, else duration: Duration) -> Double {
+            object[key]?.value.doubleValue ?? Double(duration.components.seconds)
+                + Double(duration.components.attoseconds) / 1e18
+        }
+        let longer = written("maxDelay", else: maxDelay) < written("initialDelay", else: initialDelay)
+        if maxDelay < initialDelay || longer, object.contains("initialDelay") || object.contains("maxDelay") {
             let field = object["maxDelay"] ?? object["initialDelay"]
             field?.report(
                 "maxDelay (\(maxDelay.secondsText)) is shorter than initialDelay (\(initialDelay.secondsText))",

@@ -6,6 +6,7 @@ import YrdenProtocol
 /// - `gateway` (object, optional): see ``decodeGateway(_:)``.
 /// - `mcpServers` (object, optional): server id → server entry, see ``decodeServer(id:_:separator:)``; a file
 ///   with VS Code's `servers` instead is read the same way.
+/// - `profiles` (object, optional): profile name → profile, see ``decodeProfiles(_:servers:)``.
 /// - Hosts' own top-level keys (``HostKeys/topLevel``) are accepted; the ones without a use here get a notice.
 ///
 /// The decoder never stops early: a value that is wrong is reported and replaced by its default, so the
@@ -14,7 +15,7 @@ import YrdenProtocol
 struct ConfigDecoder {
     let context: DecodingContext
 
-    static let topLevelKeys = ["gateway", "mcpServers"]
+    static let topLevelKeys = ["gateway", "mcpServers", "profiles"]
 
     func decodeDocument(_ value: JSONValue) -> GatewayConfig {
         let root = JSONReader(value: value, path: .root, context: context)
@@ -28,7 +29,8 @@ struct ConfigDecoder {
         guard let object = root.object(known: Self.topLevelKeys, hostKeys: .topLevel) else { return GatewayConfig() }
         let gateway = object["gateway"].map(decodeGateway) ?? GatewaySettings()
         let servers = serversSection(object).map { decodeServers($0, separator: gateway.toolSeparator) } ?? []
-        return GatewayConfig(gateway: gateway, servers: servers)
+        let profiles = object["profiles"].map { decodeProfiles($0, servers: servers) } ?? []
+        return GatewayConfig(gateway: gateway, servers: servers, profiles: profiles)
     }
 
     /// `mcpServers`, or VS Code's `servers` in a file that has only that; both at once is a problem, since

@@ -6,10 +6,19 @@ package struct GatewayConfig: Sendable, Hashable {
     package var gateway: GatewaySettings
     /// In document order, which decides ties: the first-listed server wins a resource URI both claim.
     package var servers: [ServerSpec]
+    /// The views of the gateway hosts can be given instead of the whole of it, in document order.
+    package var profiles: [ProfileSpec]
 
-    package init(gateway: GatewaySettings = GatewaySettings(), servers: [ServerSpec] = []) {
+    package init(gateway: GatewaySettings = GatewaySettings(), servers: [ServerSpec] = [], profiles: [ProfileSpec] = [])
+    {
         self.gateway = gateway
         self.servers = servers
+        self.profiles = profiles
+    }
+
+    /// The profile with this name, if any.
+    package func profile(named name: String) -> ProfileSpec? {
+        profiles.first { $0.name == name }
     }
 
     /// The server with this id, if any.

@@ -3,7 +3,7 @@ import YrdenProtocol
 /// Secrets hidden from admin API responses, and put back when a client sends a hidden value back.
 ///
 /// The places that hold secrets: every value of a server's `env` and `headers`, a server's `auth.clientSecret`,
-/// the gateway's `adminToken` and `clientTokens`, and in a server's `url` the password of its user info and
+/// the gateway's `adminToken` and `clientTokens`, each profile's `clientTokens`, and in a server's `url` the password of its user info and
 /// credential-like query parameters. Every value there is a secret, whatever its shape. What is shown keeps
 /// only what says where a value comes from: each `${NAME}` stays, the default of `${NAME:-default}` becomes
 /// `${NAME:-********}`, and every run of literal text becomes ``redactionMark``, so
@@ -28,6 +28,8 @@ extension ConfigDocument {
                 return (key, Self.mappingMembers(of: value) { _, entry in Self.redactedEntry(entry) })
             case "gateway":
                 return (key, Self.mappingMembers(of: value) { name, item in Self.redactedGatewayItem(name, item) })
+            case Self.profilesKey:
+                return (key, Self.mappingMembers(of: value) { _, profile in Self.redactedProfile(profile) })
             default:
                 return (key, value)
             }
@@ -105,7 +107,7 @@ extension ConfigDocument {
     }
 
     /// Whether a client sending `sent` for a place holding `stored` sent back what it was shown.
-    private static func isShownForm(_ sent: JSONValue, of stored: JSONValue) -> Bool {
+    static func isShownForm(_ sent: JSONValue, of stored: JSONValue) -> Bool {
         guard case .string(let text) = sent, text.contains(redactionMark) else { return false }
         return text == redactionMark || redactedValue(stored) == sent
     }

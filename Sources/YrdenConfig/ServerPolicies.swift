@@ -11,9 +11,25 @@ package struct ToolFilter: Sendable, Hashable {
         self.deny = deny
     }
 
+    /// Whether `name` passes: matched by an `allow` entry (when there are any) and by no `deny` entry. An entry
+    /// with `*` is a pattern (`*` stands for any run of characters); without one it is the name itself.
     package func permits(_ name: String) -> Bool {
-        if let allow, !allow.contains(name) { return false }
-        return !deny.contains(name)
+        if let allow, !allow.contains(where: { Self.matches($0, name) }) { return false }
+        return !deny.contains { Self.matches($0, name) }
+    }
+
+    static func matches(_ pattern: String, _ name: String) -> Bool {
+        guard pattern.contains("*") else { return pattern == name }
+        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false)
+        var rest = Substring(name)
+        guard let first = parts.first, rest.hasPrefix(first) else { return false }
+        rest = rest.dropFirst(first.count)
+        for part in parts.dropFirst().dropLast() where !part.isEmpty {
+            guard let found = rest.firstRange(of: part) else { return false }
+            rest = rest[found.upperBound...]
+        }
+        guard let last = parts.last, parts.count > 1 else { return rest.isEmpty }
+        return rest.hasSuffix(last)
     }
 }
 

@@ -20,13 +20,13 @@ import YrdenStorage
 package actor ConfigStore {
     /// Where changes are written; `nil` keeps them in memory only (a gateway started without a writable file).
     package nonisolated let path: String?
-    private var document: ConfigDocument
-    private let environment: [String: String]
-    private let gateway: Gateway
+    private(set) var document: ConfigDocument
+    let environment: [String: String]
+    let gateway: Gateway
     private let logger: Logger
     private let stopLimit: Duration
-    private let gate = ChangeGate()
-    private var versions: ConfigVersions
+    let gate = ChangeGate()
+    private(set) var versions: ConfigVersions
     /// The file's bytes as this store last wrote or read them: a file that differs was edited by someone else
     /// and is applied before the next change, so an API write never overwrites an edit not yet reloaded.
     private var fileBytes: [UInt8]?
@@ -112,6 +112,13 @@ package actor ConfigStore {
         var next = document
         guard next.entry(id) != nil else { throw .unknownServer(id) }
         try check(expected, against: versions.entryTag(id))
+        let naming = document.profilesNaming(server: id)
+        guard naming.isEmpty else {
+            throw .conflict(
+                "profile\(naming.count == 1 ? "" : "s") \(naming.joined(separator: ", ")) name\(naming.count == 1 ? "s" : "") "
+                    + "server \(id) in \"servers\"; take it out of the profile first"
+            )
+        }
         _ = next.removeEntry(id)
         try commit(next)
         let stopped: Bool
@@ -209,6 +216,15 @@ package actor ConfigStore {
         if let gateway = root["gateway"] {
             root["gateway"] = ConfigDocument.restoringRedactedGateway(gateway, from: document.json["gateway"])
         }
+        if let profiles = root["profiles"]?.objectValue {
+            root["profiles"] = .object(
+                JSONObject(
+                    profiles.map {
+                        ($0.key, ConfigDocument.restoringRedactedProfile($0.value, from: document.profileEntry($0.key)))
+                    }
+                )
+            )
+        }
         let next = ConfigDocument(root)
         let config: GatewayConfig
         do { config = try next.decoded(environment: environment, source: "admin API") } catch { throw .invalid(error) }
@@ -217,6 +233,7 @@ package actor ConfigStore {
         }
         try check(expected, against: versions.documentTag)
         try commit(next)
+        gateway.setProfiles(config.profiles)
         return try await reconcile(to: config.servers)
     }
 
@@ -234,7 +251,7 @@ package actor ConfigStore {
 
     /// Applies the file first when someone else edited it since this store last wrote or read it; a file that
     /// does not validate then refuses the change, which would otherwise overwrite the edit.
-    private func catchUpWithFile() async throws(ConfigStoreError) {
+    func catchUpWithFile() async throws(ConfigStoreError) {
         guard let path, let bytes = try readFile(path), bytes != fileBytes else { return }
         do {
             let changes = try await apply(bytes, from: path)
@@ -263,6 +280,7 @@ package actor ConfigStore {
         }
         fileBytes = bytes
         adopt(next)
+        gateway.setProfiles(config.profiles)
         return try await reconcile(to: config.servers)
     }
 
@@ -290,7 +308,7 @@ package actor ConfigStore {
     }
 
     /// Waits for this change's turn; every path through the store that changes anything starts here.
-    private func enter() async throws(ConfigStoreError) {
+    func enter() async throws(ConfigStoreError) {
         do { try await gate.enter() } catch {
             switch error {
             case .queueFull(let waiting):
@@ -303,7 +321,7 @@ package actor ConfigStore {
 
     /// Refuses the change when the client expected another version than `current`. Checked after the request
     /// itself was found valid, as RFC 9110 orders it: a request that is wrong anyway says so, not 412.
-    private func check(_ expected: ExpectedVersion, against current: String) throws(ConfigStoreError) {
+    func check(_ expected: ExpectedVersion, against current: String) throws(ConfigStoreError) {
         guard expected.accepts(current) else { throw .versionMismatch(current: current) }
     }
 
@@ -335,7 +353,7 @@ package actor ConfigStore {
     }
 
     /// Writes `next` (atomically: the file is the old version or the new one, never a mix) and adopts it.
-    private func commit(_ next: ConfigDocument) throws(ConfigStoreError) {
+    func commit(_ next: ConfigDocument) throws(ConfigStoreError) {
         if let path {
             let bytes = next.serialized()
             do { try AtomicFile.write(bytes, to: path, mode: 0o600) } catch {

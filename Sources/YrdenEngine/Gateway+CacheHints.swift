@@ -23,7 +23,7 @@ extension Gateway {
         let kinds = Self.listKinds(of: method)
         guard !kinds.isEmpty else { return .none }  // not a list: a call or a read walks no server
         var parts: [CacheHint] = []
-        for id in snapshot.order where scope.includes(id) {
+        for id in snapshot.order where snapshot.includes(id, in: scope) {
             guard let link = snapshot.links[id], link.state.isConnected, let handshake = link.handshake,
                 let catalog = link.catalog
             else { continue }

@@ -36,7 +36,7 @@ extension Gateway {
     /// when no upstream changes its own lists), plus completions and any extension an upstream declares.
     func downstreamCapabilities(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> JSONObject {
         var extensions = JSONObject()
-        for spec in snapshot.specs where scope.includes(spec.id) {
+        for spec in snapshot.specs where snapshot.includes(spec.id, in: scope) {
             guard let declared = snapshot.links[spec.id]?.handshake?.capabilities["extensions"]?.objectValue else {
                 continue
             }
@@ -58,10 +58,14 @@ extension Gateway {
             let own = snapshot.links[id]?.handshake?.instructions ?? ""
             return own.isEmpty ? "The MCP server \(id), through the Yrden gateway, under its own names." : own
         }
+        let servers = snapshot.order.filter { snapshot.includes($0, in: scope) }
         var text =
-            "Yrden gateway in front of \(snapshot.order.count) MCP servers. Tools and prompts are named "
+            "Yrden gateway in front of \(servers.count) MCP servers. Tools and prompts are named "
             + "<server>\(settings.toolSeparator)<name>."
-        for spec in snapshot.specs {
+        if case .profile(let name) = scope, snapshot.profileSpecs[name]?.toolMode == .search {
+            text += " Find tools with \(ToolSearchTools.searchName), then call them with \(ToolSearchTools.callName)."
+        }
+        for spec in snapshot.specs where servers.contains(spec.id) {
             guard let own = snapshot.links[spec.id]?.handshake?.instructions, !own.isEmpty else { continue }
             text += "\n\n## \(spec.id)\n\(own)"
         }

@@ -61,8 +61,14 @@ extension Gateway {
         // does not keep an empty or partial catalog.
         await awaitStartup()
         let snapshot = self.snapshot
-        if case .server(let id) = scope {
+        switch scope {
+        case .gateway: break
+        case .server(let id):
             let items = scopedList(kind, of: id, snapshot)
+            let page = try Pagination.page(items, key: kind.resultKey, cursor: cursor, generation: snapshot.generation)
+            return (page, nil)
+        case .profile(let name):
+            let items = snapshot.profiles[name]?[kind] ?? []
             let page = try Pagination.page(items, key: kind.resultKey, cursor: cursor, generation: snapshot.generation)
             return (page, nil)
         }
@@ -138,7 +144,13 @@ extension Gateway {
             await unsubscribe(admitted.session, from: try requiredString(params, "uri"))
             return .success([:])
         case MCPMethod.toolsCall:
-            let route = try toolRoute(try requiredString(params, "name"), in: admitted.session.scope, snapshot)
+            let name = try requiredString(params, "name")
+            if case .profile(let profile) = admitted.session.scope, let view = snapshot.profiles[profile],
+                view.spec.toolMode == .search
+            {
+                return try await searchModeCall(name, request, view, context)
+            }
+            let route = try toolRoute(name, in: admitted.session.scope, snapshot)
             return try await forward(request, renamedTo: route, context, isToolCall: true)
         case MCPMethod.promptsGet:
             let route = try promptRoute(try requiredString(params, "name"), in: admitted.session.scope, snapshot)

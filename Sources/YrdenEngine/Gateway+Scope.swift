@@ -1,11 +1,18 @@
 import YrdenConfig
 import YrdenProtocol
 
-/// How a request finds its server in its scope: through the merged catalog's routes for the whole gateway, or
-/// straight to the one server of a `/servers/{id}/mcp` client, under the server's own names.
+/// How a request finds its server in its scope: through the merged catalog's routes for the whole gateway,
+/// straight to the one server of a `/servers/{id}/mcp` client under the server's own names, or through a
+/// profile's view under the profile's names.
 extension Gateway {
     /// Where tool `name` goes in `scope`.
     func toolRoute(_ name: String, in scope: CatalogScope, _ snapshot: Snapshot) throws(JSONRPCError) -> Route {
+        if case .profile(let profile) = scope {
+            guard let route = snapshot.profiles[profile]?.toolRoutes[name] else {
+                throw .invalidParams("Unknown tool: \(name) (profile \(profile))")
+            }
+            return route
+        }
         guard case .server(let id) = scope else {
             guard let route = snapshot.catalog.routeTool(name) else { throw unknownTool(name, snapshot) }
             return route
@@ -20,7 +27,7 @@ extension Gateway {
     /// Where prompt `name` goes in `scope`.
     func promptRoute(_ name: String, in scope: CatalogScope, _ snapshot: Snapshot) throws(JSONRPCError) -> Route {
         guard case .server(let id) = scope else {
-            guard let route = snapshot.catalog.promptRoutes[name] else {
+            guard let route = snapshot.catalog.promptRoutes[name], snapshot.includes(route.server, in: scope) else {
                 throw unknownName("prompt", name, snapshot)
             }
             return route
@@ -37,6 +44,7 @@ extension Gateway {
         switch scope {
         case .gateway: snapshot.catalog.routeResource(uri)
         case .server(let id): snapshot.links[id] == nil ? nil : id
+        case .profile: snapshot.catalog.routeResource(uri).flatMap { snapshot.includes($0, in: scope) ? $0 : nil }
         }
     }
 

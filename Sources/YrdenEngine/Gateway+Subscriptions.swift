@@ -13,7 +13,7 @@ extension Gateway {
     /// Whether any connected upstream lets its resources be followed.
     static func offersSubscriptions(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> Bool {
         snapshot.links.contains { id, link in
-            scope.includes(id) && link.state.isConnected
+            snapshot.includes(id, in: scope) && link.state.isConnected
                 && link.handshake?.capabilities["resources"]?["subscribe"]?.boolValue == true
         }
     }

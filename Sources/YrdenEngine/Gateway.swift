@@ -35,6 +35,8 @@ package final class Gateway: Sendable {
     let requestStates = RequestStateSeal()
     /// Which clients follow which upstream resources.
     let resourceSubscriptions = ResourceSubscriptions()
+    /// Every connected server's tools, indexed for profiles in search mode.
+    let searchIndex = ToolSearchCatalog()
     /// Changes waiting for the writer lock; see ``update(_:)``.
     private let queued = Mutex<[QueuedChange]>([])
     let startedAt = ContinuousClock.now
@@ -52,6 +54,11 @@ package final class Gateway: Sendable {
         /// make their first attempts nobody reads the aggregate, so 200 servers connecting one by one cost one
         /// merge when the last is done instead of 200 merges of a growing catalog.
         package var mergePending = false
+        /// The profiles by name, and each one's view of ``catalog``, rebuilt with it.
+        package var profileSpecs: [String: ProfileSpec] = [:]
+        package var profiles: [String: ProfileView] = [:]
+        /// Profile names in config order.
+        package var profileOrder: [String] = []
 
         /// Every server's spec, in config order.
         package var specs: [ServerSpec] { order.compactMap { links[$0]?.spec } }
@@ -65,13 +72,18 @@ package final class Gateway: Sendable {
         self.startup = StartupGate(deadline: startedAt + config.gateway.startupWait)
         var links: [String: ServerLink] = [:]
         for spec in config.servers { links[spec.id] = ServerLink(spec: spec) }
-        state = Mutex(Snapshot(order: config.servers.map(\.id), links: links))
+        var snapshot = Snapshot(order: config.servers.map(\.id), links: links)
+        snapshot.setProfiles(config.profiles)
+        state = Mutex(snapshot)
     }
 
     package var snapshot: Snapshot { state.withLock { $0 } }
 
     /// The configuration as it stands now, including changes made while running.
-    package var config: GatewayConfig { GatewayConfig(gateway: settings, servers: snapshot.specs) }
+    package var config: GatewayConfig {
+        let snapshot = self.snapshot
+        return GatewayConfig(gateway: settings, servers: snapshot.specs, profiles: snapshot.profileSpecList)
+    }
 
     /// Keeps every enabled upstream connected until the task is cancelled, then stops them all and ends the
     /// sessions. Returns only when every child process has been shut down.
@@ -199,22 +211,29 @@ package final class Gateway: Sendable {
             snapshot.catalog = aggregate(snapshot)
             snapshot.mergePending = false
         }
+        if snapshot.catalog !== before.catalog || snapshot.profileSpecs != before.profileSpecs {
+            snapshot.rebuildProfiles()
+        }
+        let changedByProfile = Self.changedKindsByProfile(before, snapshot)
         let changed = Self.changedKinds(before.catalog, snapshot.catalog)
         var changedByServer: [String: [ServerCatalog.Kind]] = [:]
         for id in Set(before.order).union(snapshot.order) {
             let kinds = Self.changedKinds(of: id, before, snapshot)
             if !kinds.isEmpty { changedByServer[id] = kinds }
         }
-        if !changed.isEmpty || !changedByServer.isEmpty { snapshot.generation += 1 }
+        if !changed.isEmpty || !changedByServer.isEmpty || !changedByProfile.isEmpty { snapshot.generation += 1 }
         let known = Set(before.catalog.conflicts)
         let newConflicts = snapshot.catalog.conflicts.filter { !known.contains($0) }
         state.withLock { [snapshot] in $0 = snapshot }
+        // Under the writer lock, so the index follows the snapshots in their order.
+        searchIndex.update(snapshot, changedServers: changedByServer.filter { $0.value.contains(.tools) }.keys)
         events += GatewayEvent.changes(from: batch.count > 1 ? applied : before, to: snapshot)
         return AppliedChanges(
             after: snapshot,
             events: events,
             changedKinds: changed,
             changedByServer: changedByServer,
+            changedByProfile: changedByProfile,
             conflicts: newConflicts
         )
     }
@@ -278,12 +297,14 @@ package final class Gateway: Sendable {
         if !startup.isOpen, applied.after.firstAttemptsFinished { startup.open() }
         recordStates(applied.events)
         events.publish(applied.events)
-        guard !applied.changedKinds.isEmpty || !applied.changedByServer.isEmpty else { return }
+        guard !applied.changedKinds.isEmpty || !applied.changedByServer.isEmpty || !applied.changedByProfile.isEmpty
+        else { return }
         for session in sessions.all() {
             let kinds =
                 switch session.scope {
                 case .gateway: applied.changedKinds
                 case .server(let id): applied.changedByServer[id] ?? []
+                case .profile(let name): applied.changedByProfile[name] ?? []
                 }
             for method in Set(kinds.map(\.listChangedNotification)).sorted() {
                 session.deliver(.notification(JSONRPCNotification(method: method)))
@@ -342,11 +363,13 @@ private final class QueuedChange: @unchecked Sendable {
 }
 
 /// What one batch of changes did, announced after the writer lock is released.
-private struct AppliedChanges: Sendable {
+struct AppliedChanges: Sendable {
     var after: Gateway.Snapshot
     var events: [GatewayEvent]
     var changedKinds: [ServerCatalog.Kind]
     /// What changed for the clients of each server alone.
     var changedByServer: [String: [ServerCatalog.Kind]]
+    /// What changed for the clients of each profile, after its filters.
+    var changedByProfile: [String: [ServerCatalog.Kind]]
     var conflicts: [String]
 }

@@ -23,6 +23,8 @@ package struct FrontRouter: Sendable {
     let oauthCallback: OAuthCallbackEndpoint
     /// `nil` when `gateway.console` is off.
     let console: ConsoleEndpoint?
+    /// Accepted on a profile's endpoint beside the profile's own tokens, as on `/mcp`.
+    let adminToken: String?
 
     package init(
         gateway: Gateway,
@@ -45,6 +47,7 @@ package struct FrontRouter: Sendable {
         self.gateway = gateway
         legacySSE = LegacySSEEndpoint(gateway: gateway, channels: LegacySSEChannels(limit: settings.maxSessions))
         admin = AdminAPI(gateway: gateway, store: store, adminToken: settings.adminToken, logger: logger)
+        adminToken = settings.adminToken
         self.metrics = MetricsEndpoint(registry: metrics)
         oauthCallback = OAuthCallbackEndpoint(signIns: signIns)
         console =
@@ -81,6 +84,8 @@ package struct FrontRouter: Sendable {
             return await admin.handle(request)
         case let path where path.hasPrefix(Self.serverEndpointPrefix):
             return await serverEndpoint(request)
+        case let path where path.hasPrefix(Self.profileEndpointPrefix):
+            return await profileEndpoint(request)
         case let path where console?.handles(path) == true:
             return console?.handle(request) ?? FrontResponses.notFound
         default:
@@ -122,9 +127,36 @@ package struct FrontRouter: Sendable {
         return await mcp.scoped(to: .server(id)).handle(request)
     }
 
+    static let profileEndpointPrefix = "/mcp/"
+
+    /// `/mcp/{profile}` (and its legacy `/sse` and `/messages`): the MCP endpoint for a profile's view, open to the
+    /// profile's own client tokens when it has any, else to the gateway's.
+    private func profileEndpoint(_ request: HTTPRequest) async -> HTTPResponse {
+        let rest = request.path.dropFirst(Self.profileEndpointPrefix.count)
+        let name = String(rest.prefix { $0 != "/" })
+        let endpoint = rest.dropFirst(name.count)
+        guard ["", "/", "/sse", "/messages"].contains(endpoint) else { return FrontResponses.notFound }
+        guard let spec = gateway.snapshot.profileSpecs[name] else {
+            return FrontResponses.rpcError(404, .invalidRequest("There is no profile \(name) on this gateway"))
+        }
+        var scoped = mcp.scoped(to: .profile(name))
+        if !spec.clientTokens.isEmpty {
+            scoped = scoped.accepting(ClientTokenPolicy(clientTokens: spec.clientTokens, adminToken: adminToken))
+        }
+        if endpoint == "/sse" || endpoint == "/messages" {
+            return legacy(request, base: Self.profileEndpointPrefix + name, scope: .profile(name), endpoint: scoped)
+        }
+        return await scoped.handle(request)
+    }
+
     /// The legacy HTTP+SSE transport's two paths, under the MCP endpoint's access rules.
-    private func legacy(_ request: HTTPRequest, base: String, scope: CatalogScope) -> HTTPResponse {
-        if let refusal = mcp.accessRefusal(request) { return refusal }
+    private func legacy(
+        _ request: HTTPRequest,
+        base: String,
+        scope: CatalogScope,
+        endpoint: MCPEndpoint? = nil
+    ) -> HTTPResponse {
+        if let refusal = (endpoint ?? mcp).accessRefusal(request) { return refusal }
         return request.path.hasSuffix("/sse")
             ? legacySSE.openStream(request, base: base, scope: scope) : legacySSE.post(request)
     }

@@ -37,7 +37,7 @@ SEED = int(os.environ.get("YRDEN_SCHEMATHESIS_SEED", "20260504"))
 # `state` names no pending sign-in is refused with 400, as the spec says.)
 # Operations whose request body is a server entry or a config document: the gateway validates it exactly as
 # `yrden check-config` validates a file, including the rules the spec states in prose.
-CONFIG_BODY_OPERATIONS = {"createServer", "replaceServer", "replaceConfig", "patchServer"}
+CONFIG_BODY_OPERATIONS = {"createServer", "replaceServer", "replaceConfig", "patchServer", "putProfile"}
 # Reasons for a 400 that the spec documents as beyond JSON Schema (openapi.yaml, `ServerEntry`).
 DOCUMENTED_REJECTIONS = (
     "is not set",  # a ${VAR} naming an unset variable ("a reference to an unset variable ... is a 400")
@@ -48,6 +48,8 @@ DOCUMENTED_REJECTIONS = (
     "exposes the admin API",  # a non-loopback listen needs an admin token
     "must be on loopback",  # gateway.oauthCallback is a loopback listener
     "contains the tool separator",  # the schema encodes the default separator only
+    "there is no server",  # a profile's servers are servers of the document
+    "are both renamed",  # a profile's new names are unique
     "holds the redaction mark",  # ******** sent back where no value is stored to keep
     '"${',  # a value that breaks a rule only after its ${VAR} is expanded (the message quotes it)
 )
@@ -138,7 +140,7 @@ def test_the_running_gateway_keeps_its_contract(throwaway, tmp_path: Path):
                 f'hooks = "{Path(__file__).resolve()}"',
                 # A drawn If-Match names no real version: 412 is the right answer to that valid request.
                 "[[operations]]",
-                'include-operation-id-regex = "^(createServer|replaceServer|replaceConfig|patchServer|deleteServer|completeServerAuth)$"',
+                'include-operation-id-regex = "^(createServer|replaceServer|replaceConfig|patchServer|deleteServer|completeServerAuth|putProfile)$"',
                 "checks.positive_data_acceptance.enabled = false",
                 "",
             ]

@@ -34,7 +34,7 @@ README_PATH = REPO_ROOT / "README.md"
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 ADMIN_PREFIX = "/api/v1/"
 OPS_PATHS = {"/healthz", "/readyz", "/metrics"}
-TAGS = {"servers", "catalog", "logs", "config", "auth", "ops"}
+TAGS = {"servers", "catalog", "logs", "config", "auth", "ops", "profiles"}
 PROBLEM = "application/problem+json"
 PROBLEM_REF = "#/components/schemas/Problem"
 
@@ -54,6 +54,8 @@ BEYOND_JSON_SCHEMA = (
     "exposes the admin API",  # a non-loopback listen needs an admin token
     "must be on loopback",  # gateway.oauthCallback is a loopback listener
     "contains the tool separator",  # the schema encodes the default separator only
+    "there is no server",  # a profile's servers are servers of the document
+    "are both renamed",  # a profile's new names are unique
 )
 
 
@@ -179,10 +181,11 @@ def test_every_path_parameter_is_declared(spec):
         if set(declared) != in_template:
             problems.append(f"{name}: template has {sorted(in_template)}, declared {sorted(declared)}")
         problems += [f"{name}: path parameter {n} is optional" for n, p in declared.items() if not p.get("required")]
+        expected = "ProfileName" if path.startswith("/api/v1/profiles/") else "ServerId"
         problems += [
-            f"{name}: path parameter {n} is not the ServerId schema"
+            f"{name}: path parameter {n} is not the {expected} schema"
             for n, p in declared.items()
-            if p["schema"] != {"$ref": "#/components/schemas/ServerId"}
+            if p["schema"] != {"$ref": f"#/components/schemas/{expected}"}
         ]
     assert problems == []
 

@@ -1,14 +1,20 @@
-/// What a session or a stateless request sees: the whole aggregate (`/mcp`), or one server alone under its own
-/// names (`/servers/{id}/mcp`), for a host that wants that server's tools without the others' or the prefix.
+import YrdenConfig
+
+/// What a session or a stateless request sees: the whole aggregate (`/mcp`), one server alone under its own
+/// names (`/servers/{id}/mcp`), or a profile's view (`/mcp/{profile}`, `yrden stdio --profile`).
 package enum CatalogScope: Sendable, Hashable {
     case gateway
     case server(String)
+    case profile(String)
+}
 
-    /// Whether server `id`'s tools, prompts and resources are in this scope.
-    package func includes(_ id: String) -> Bool {
-        switch self {
+extension Gateway.Snapshot {
+    /// Whether server `id`'s tools, prompts and resources are in `scope`.
+    package func includes(_ id: String, in scope: CatalogScope) -> Bool {
+        switch scope {
         case .gateway: true
         case .server(let own): own == id
+        case .profile(let name): profileSpecs[name]?.includes(server: id) ?? false
         }
     }
 }

@@ -72,6 +72,11 @@ package struct AdminAPI: Sendable {
         case .streamEvents: return streamEvents()
         case .getConfig: return await getConfig()
         case .replaceConfig: return try await replaceConfig(request)
+        case .listProfiles: return await listProfiles()
+        case .getProfile(let name): return try await getProfile(name)
+        case .putProfile(let name): return try await putProfile(name, request)
+        case .deleteProfile(let name): return try await deleteProfile(name)
+        case .listProfileTools(let name): return try listProfileTools(name)
         }
     }
 

@@ -20,6 +20,11 @@ enum AdminOperation: Hashable, Sendable {
     case streamEvents
     case getConfig
     case replaceConfig
+    case listProfiles
+    case getProfile(String)
+    case putProfile(String)
+    case deleteProfile(String)
+    case listProfileTools(String)
 }
 
 /// What a method and path under `/api/v1/` come to: an operation, a path that exists without that method
@@ -57,8 +62,14 @@ enum AdminRouting: Hashable, Sendable {
             case "logs": return [("GET", .listLogs)]
             case "events": return [("GET", .streamEvents)]
             case "config": return [("GET", .getConfig), ("PUT", .replaceConfig)]
+            case "profiles": return [("GET", .listProfiles)]
             default: return []
             }
+        case 2 where segments[0] == "profiles" && !segments[1].isEmpty:
+            let name = segments[1]
+            return [("GET", .getProfile(name)), ("PUT", .putProfile(name)), ("DELETE", .deleteProfile(name))]
+        case 3 where segments[0] == "profiles" && !segments[1].isEmpty && segments[2] == "tools":
+            return [("GET", .listProfileTools(segments[1]))]
         case 2 where segments[0] == "servers" && !segments[1].isEmpty:
             let id = segments[1]
             return [
@@ -97,7 +108,8 @@ extension AdminOperation {
             .completeServerAuth(let id), .deleteServerTokens(let id), .listServerTools(let id),
             .listServerPrompts(let id), .listServerResources(let id):
             id
-        case .listServers, .createServer, .listTools, .listLogs, .streamEvents, .getConfig, .replaceConfig:
+        case .listServers, .createServer, .listTools, .listLogs, .streamEvents, .getConfig, .replaceConfig,
+            .listProfiles, .getProfile, .putProfile, .deleteProfile, .listProfileTools:
             nil
         }
     }

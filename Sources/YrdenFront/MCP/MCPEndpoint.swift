@@ -13,9 +13,10 @@ import YrdenProtocol
 package struct MCPEndpoint: Sendable {
     let gateway: Gateway
     let origins: OriginPolicy
-    let clients: ClientTokenPolicy
+    private(set) var clients: ClientTokenPolicy
     let logger: Logger
-    /// The aggregate (`/mcp`), or one server alone (`/servers/{id}/mcp`): what its sessions and requests see.
+    /// The aggregate (`/mcp`), one server alone (`/servers/{id}/mcp`) or a profile (`/mcp/{profile}`): what its
+    /// sessions and requests see.
     var scope: CatalogScope = .gateway
 
     static let sessionHeader = "Mcp-Session-Id"
@@ -78,10 +79,17 @@ package struct MCPEndpoint: Sendable {
         return nil
     }
 
-    /// The same endpoint for the clients of one server alone.
+    /// The same endpoint for the clients of one server alone, or of a profile.
     package func scoped(to scope: CatalogScope) -> MCPEndpoint {
         var endpoint = self
         endpoint.scope = scope
+        return endpoint
+    }
+
+    /// The same endpoint, open to other tokens (a profile's own).
+    package func accepting(_ clients: ClientTokenPolicy) -> MCPEndpoint {
+        var endpoint = self
+        endpoint.clients = clients
         return endpoint
     }
 

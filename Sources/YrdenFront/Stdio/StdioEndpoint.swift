@@ -14,9 +14,12 @@ import Glibc
 /// stdin ends the session. stdout carries MCP messages only; logs go to stderr.
 package struct StdioEndpoint: Sendable {
     let gateway: Gateway
+    /// Everything, or a profile's view (`yrden stdio --profile`).
+    let scope: CatalogScope
 
-    package init(gateway: Gateway) {
+    package init(gateway: Gateway, scope: CatalogScope = .gateway) {
         self.gateway = gateway
+        self.scope = scope
     }
 
     /// Serves until stdin closes, then ends the session and returns.
@@ -31,7 +34,11 @@ package struct StdioEndpoint: Sendable {
         }
         reader.name = "yrden-stdio-in"
         reader.start()
-        let connection = MessageConnection(gateway: gateway, output: { stdout.write(line: $0.serialized()) })
+        let connection = MessageConnection(
+            gateway: gateway,
+            scope: scope,
+            output: { stdout.write(line: $0.serialized()) }
+        )
         await connection.serve(lines)
     }
 }

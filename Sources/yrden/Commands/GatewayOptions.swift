@@ -60,6 +60,8 @@ struct GatewayOptions: ParsableArguments {
         ConfigSource.logNotices(of: loaded, logger: logger)
         do {
             try await body(YrdenApplication(loaded: loaded, logger: logger, metrics: metrics))
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             logger.critical("yrden failed: \(error)")
             throw ExitCode(1)

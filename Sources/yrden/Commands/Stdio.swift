@@ -1,6 +1,8 @@
 import ArgumentParser
+import Foundation
 import Logging
 import YrdenApp
+import YrdenConfig
 
 struct Stdio: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +12,19 @@ struct Stdio: AsyncParsableCommand {
 
     @OptionGroup var options: GatewayOptions
 
+    @Option(name: .long, help: "Serve this profile of the config (its servers, tools and names) instead of everything.")
+    var profile: String?
+
     func run() async throws {
-        try await options.run(defaultLogLevel: .warning) { try await $0.runStdio() }
+        try await options.run(defaultLogLevel: .warning) { app in
+            if let profile, app.config.profile(named: profile) == nil {
+                let known = app.config.profiles.map(\.name)
+                let hint =
+                    known.isEmpty ? "the config has no \"profiles\"" : "profiles: \(known.joined(separator: ", "))"
+                FileHandle.standardError.write(Data("yrden: there is no profile \"\(profile)\" (\(hint))\n".utf8))
+                throw ExitCode(2)
+            }
+            try await app.runStdio(profile: profile)
+        }
     }
 }

@@ -1,0 +1,53 @@
+import YrdenConfig
+import YrdenProtocol
+
+/// Profiles: named views of the gateway (`/mcp/{profile}`), each rebuilt with the aggregate, and told apart
+/// when announcing changes, so a profile's clients hear of a change only when their own lists changed.
+extension Gateway {
+    /// Replaces the profiles (the config file or the admin API changed them); their clients hear of it when
+    /// their lists changed. Sessions of a profile that is gone end.
+    package func setProfiles(_ profiles: [ProfileSpec]) {
+        let removed = update { snapshot -> Set<String> in
+            let before = Set(snapshot.profileOrder)
+            snapshot.setProfiles(profiles)
+            return before.subtracting(snapshot.profileOrder)
+        }
+        guard !removed.isEmpty else { return }
+        for session in sessions.all() {
+            if case .profile(let name) = session.scope, removed.contains(name) { _ = sessions.end(session.id) }
+        }
+    }
+
+    /// Per profile, the kinds of list its clients see differently after a change.
+    static func changedKindsByProfile(_ before: Snapshot, _ after: Snapshot) -> [String: [ServerCatalog.Kind]] {
+        var changed: [String: [ServerCatalog.Kind]] = [:]
+        for (name, view) in after.profiles {
+            let old = before.profiles[name]
+            guard old !== view else { continue }
+            let kinds = view.changedKinds(since: old)
+            if !kinds.isEmpty { changed[name] = kinds }
+        }
+        return changed
+    }
+}
+
+extension Gateway.Snapshot {
+    /// The profiles in config order.
+    package var profileSpecList: [ProfileSpec] { profileOrder.compactMap { profileSpecs[$0] } }
+
+    /// Takes these profiles, and builds their views of the current aggregate.
+    mutating func setProfiles(_ specs: [ProfileSpec]) {
+        profileOrder = specs.map(\.name)
+        profileSpecs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        rebuildProfiles()
+    }
+
+    /// Every profile's view of ``catalog``, built anew (called when the aggregate or the profiles changed).
+    mutating func rebuildProfiles() {
+        var views: [String: ProfileView] = [:]
+        for (name, spec) in profileSpecs {
+            views[name] = ProfileView(spec: spec, catalog: catalog)
+        }
+        profiles = views
+    }
+}
