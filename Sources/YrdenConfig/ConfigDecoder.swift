@@ -4,6 +4,7 @@ import YrdenProtocol
 ///
 /// Top-level keys:
 /// - `gateway` (object, optional): see ``decodeGateway(_:)``.
+/// - `security` (object, optional): see ``decodeSecurity(_:)``.
 /// - `mcpServers` (object, optional): server id → server entry, see ``decodeServer(id:_:separator:)``; a file
 ///   with VS Code's `servers` instead is read the same way.
 /// - `profiles` (object, optional): profile name → profile, see ``decodeProfiles(_:servers:)``.
@@ -15,7 +16,7 @@ import YrdenProtocol
 struct ConfigDecoder {
     let context: DecodingContext
 
-    static let topLevelKeys = ["gateway", "mcpServers", "profiles"]
+    static let topLevelKeys = ["gateway", "security", "mcpServers", "profiles"]
 
     func decodeDocument(_ value: JSONValue) -> GatewayConfig {
         let root = JSONReader(value: value, path: .root, context: context)
@@ -28,9 +29,10 @@ struct ConfigDecoder {
         }
         guard let object = root.object(known: Self.topLevelKeys, hostKeys: .topLevel) else { return GatewayConfig() }
         let gateway = object["gateway"].map(decodeGateway) ?? GatewaySettings()
+        let security = object["security"].map(decodeSecurity) ?? SecuritySettings()
         let servers = serversSection(object).map { decodeServers($0, separator: gateway.toolSeparator) } ?? []
         let profiles = object["profiles"].map { decodeProfiles($0, servers: servers) } ?? []
-        return GatewayConfig(gateway: gateway, servers: servers, profiles: profiles)
+        return GatewayConfig(gateway: gateway, security: security, servers: servers, profiles: profiles)
     }
 
     /// `mcpServers`, or VS Code's `servers` in a file that has only that; both at once is a problem, since

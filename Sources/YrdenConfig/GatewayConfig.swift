@@ -4,14 +4,20 @@
 /// Values here are final: `${VAR}` has been expanded and `YRDEN_*` overrides applied.
 package struct GatewayConfig: Sendable, Hashable {
     package var gateway: GatewaySettings
+    package var security: SecuritySettings
     /// In document order, which decides ties: the first-listed server wins a resource URI both claim.
     package var servers: [ServerSpec]
     /// The views of the gateway hosts can be given instead of the whole of it, in document order.
     package var profiles: [ProfileSpec]
 
-    package init(gateway: GatewaySettings = GatewaySettings(), servers: [ServerSpec] = [], profiles: [ProfileSpec] = [])
-    {
+    package init(
+        gateway: GatewaySettings = GatewaySettings(),
+        security: SecuritySettings = SecuritySettings(),
+        servers: [ServerSpec] = [],
+        profiles: [ProfileSpec] = []
+    ) {
         self.gateway = gateway
+        self.security = security
         self.servers = servers
         self.profiles = profiles
     }
