@@ -56,41 +56,11 @@ struct RequestStateSeal: Sendable {
     /// SHA-256 of `value` in canonical JSON (keys sorted at every level), hex: equal arguments give equal
     /// digests whatever order a client writes them in.
     static func digest(_ value: JSONValue?) -> String {
-        var bytes: [UInt8] = []
-        canonical(value ?? .null, into: &bytes)
-        return hex(SHA256.hash(data: bytes))
+        CanonicalJSON.sha256(value ?? .null)
     }
 
     /// SHA-256 of a credential, hex.
     static func digest(credential: String?) -> String {
-        hex(SHA256.hash(data: Array((credential ?? "").utf8)))
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-    }
-
-    private static func canonical(_ value: JSONValue, into bytes: inout [UInt8]) {
-        switch value {
-        case .object(let object):
-            bytes.append(UInt8(ascii: "{"))
-            let keys = Set(object.map(\.key)).sorted()
-            for (position, key) in keys.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONValue.string(key).write(into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                canonical(object[key] ?? .null, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "}"))
-        case .array(let items):
-            bytes.append(UInt8(ascii: "["))
-            for (position, item) in items.enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                canonical(item, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "]"))
-        default:
-            value.write(into: &bytes)
-        }
+        CanonicalJSON.sha256(bytes: Array((credential ?? "").utf8))
     }
 }

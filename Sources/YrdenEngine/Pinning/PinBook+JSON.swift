@@ -1,0 +1,72 @@
+import YrdenProtocol
+
+/// The pin book as saved between runs:
+/// `{"version": 1, "servers": {"<server>": {"<tool>": {"pinned": {…}, "pinnedAt": …, "pending": {…},
+/// "changedAt": …, "unlistedAt": …}}}}`, each definition as its pinned fields. Digests are not saved but
+/// computed again from the definitions when read, so an edited file cannot pass one definition off as another.
+extension PinBook {
+    static let formatVersion = 1
+
+    package var json: JSONValue {
+        var serverObject = JSONObject()
+        for server in servers.keys.sorted() {
+            var toolObject = JSONObject()
+            let pins = servers[server] ?? [:]
+            for tool in pins.keys.sorted() {
+                guard let pin = pins[tool] else { continue }
+                var entry: JSONObject = ["pinned": pin.pinned.json, "pinnedAt": .double(pin.pinnedAt)]
+                if let pending = pin.pending { entry["pending"] = pending.json }
+                if let changedAt = pin.changedAt { entry["changedAt"] = .double(changedAt) }
+                if let unlistedAt = pin.unlistedAt { entry["unlistedAt"] = .double(unlistedAt) }
+                toolObject[tool] = .object(entry)
+            }
+            serverObject[server] = .object(toolObject)
+        }
+        return ["version": .int(Self.formatVersion), "servers": .object(serverObject)]
+    }
+
+    /// Reads a saved book; throws naming the first thing that is not as ``json`` writes it.
+    package init(json: JSONValue) throws(PinBookFormatError) {
+        guard json["version"]?.intValue == Self.formatVersion else {
+            throw PinBookFormatError("its version is not \(Self.formatVersion)")
+        }
+        guard let serverObject = json["servers"]?.objectValue else {
+            throw PinBookFormatError("it has no \"servers\" object")
+        }
+        var servers: [String: [String: Pin]] = [:]
+        for (server, tools) in serverObject {
+            guard let toolObject = tools.objectValue else {
+                throw PinBookFormatError("servers.\(server) is not an object")
+            }
+            var pins: [String: Pin] = [:]
+            for (tool, entry) in toolObject {
+                pins[tool] = try Self.pin(entry, at: "servers.\(server).\(tool)")
+            }
+            servers[server] = pins
+        }
+        self.init(servers: servers)
+    }
+
+    private static func pin(_ entry: JSONValue, at path: String) throws(PinBookFormatError) -> Pin {
+        guard let pinned = entry["pinned"]?.objectValue, let pinnedAt = entry["pinnedAt"]?.doubleValue else {
+            throw PinBookFormatError("\(path) lacks \"pinned\" or \"pinnedAt\"")
+        }
+        var pin = Pin(pinned: ToolDefinition(tool: pinned), pinnedAt: pinnedAt)
+        if let pending = entry["pending"] {
+            guard let object = pending.objectValue else { throw PinBookFormatError("\(path).pending is not an object") }
+            pin.pending = ToolDefinition(tool: object)
+            pin.changedAt = entry["changedAt"]?.doubleValue ?? pinnedAt
+        }
+        pin.unlistedAt = entry["unlistedAt"]?.doubleValue
+        return pin
+    }
+}
+
+/// A saved pin book that cannot be read as one.
+package struct PinBookFormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,189 @@
+/// Every pinned tool definition, per server and upstream tool name, and what happens to it when the server
+/// lists its tools or an operator approves: the state machine of pinning, free of I/O and of the clock.
+///
+/// A tool never seen is pinned as listed. Listed again the same, nothing happens. Listed different, it is
+/// changed: the pinned definition is kept and the new one is pending (a later, different one replaces it).
+/// Approving makes the pending definition the pinned one. Listed again as pinned, it is no longer changed.
+///
+/// Bounded by what servers list: per server, the tools it lists now plus at most ``maxUnlisted`` it listed
+/// before (the oldest forgotten first). Those are kept so that a tool a server drops and brings back changed
+/// is still caught, rather than pinned afresh. The pins of a server removed from the config are dropped by
+/// ``keepOnly(_:)``: removing a server is an operator's decision, not the server's.
+package struct PinBook: Sendable, Hashable {
+    package struct Pin: Sendable, Hashable {
+        /// The definition approved, or first seen.
+        package var pinned: ToolDefinition
+        /// When it was pinned (first seen or approved), seconds since 1970.
+        package var pinnedAt: Double
+        /// The differing definition the server lists now, waiting for approval.
+        package var pending: ToolDefinition?
+        /// When ``pending`` was first listed.
+        package var changedAt: Double?
+        /// When the server stopped listing the tool; `nil` while it lists it.
+        package var unlistedAt: Double?
+
+        package init(
+            pinned: ToolDefinition,
+            pinnedAt: Double,
+            pending: ToolDefinition? = nil,
+            changedAt: Double? = nil,
+            unlistedAt: Double? = nil
+        ) {
+            self.pinned = pinned
+            self.pinnedAt = pinnedAt
+            self.pending = pending
+            self.changedAt = changedAt
+            self.unlistedAt = unlistedAt
+        }
+
+        package var isChanged: Bool { pending != nil }
+    }
+
+    /// What one listing did to the book.
+    package struct Observation: Sendable, Hashable {
+        /// Tools changed, changed again or changed back, in listing order.
+        package var changes: [PinChange] = []
+        /// How many tools were pinned at first sight.
+        package var newPins = 0
+        /// Whether the book differs (and should be saved).
+        package var modified = false
+    }
+
+    /// Why an approval was refused.
+    package enum Refusal: Error, Sendable, Hashable {
+        /// No pin of that tool for that server.
+        case unknownTool(server: String, tool: String)
+        /// The tool's definition has not changed: nothing waits for approval.
+        case nothingPending(server: String, tool: String)
+        /// The pending definition is not the one the operator looked at (`pending` is its digest now).
+        case digestMismatch(server: String, tool: String, pending: String)
+    }
+
+    /// The tools a server no longer lists whose pins are kept.
+    package static let maxUnlisted = 1000
+
+    /// Server id → upstream tool name → pin.
+    package private(set) var servers: [String: [String: Pin]]
+
+    package init(servers: [String: [String: Pin]] = [:]) {
+        self.servers = servers
+    }
+
+    package subscript(server: String, tool: String) -> Pin? {
+        servers[server]?[tool]
+    }
+
+    /// Takes server `server`'s listing: pins what is new, marks what changed or changed back. The first of
+    /// two tools of one name counts, as routing takes the first.
+    package mutating func observe(_ server: String, tools: [ToolDefinition], at now: Double) -> Observation {
+        var observation = Observation()
+        var pins = servers[server] ?? [:]
+        var listed = Set<String>()
+        for tool in tools where listed.insert(tool.name).inserted {
+            guard var pin = pins[tool.name] else {
+                pins[tool.name] = Pin(pinned: tool, pinnedAt: now)
+                observation.newPins += 1
+                observation.modified = true
+                continue
+            }
+            let before = pin
+            pin.unlistedAt = nil
+            if tool.digest == pin.pinned.digest {
+                if let dropped = pin.pending {
+                    pin.pending = nil
+                    pin.changedAt = nil
+                    observation.changes.append(PinChange(server, .reverted, from: dropped, to: pin.pinned))
+                }
+            } else if tool.digest != pin.pending?.digest {
+                pin.pending = tool
+                pin.changedAt = now
+                observation.changes.append(PinChange(server, .changed, from: pin.pinned, to: tool))
+            }
+            if pin != before {
+                pins[tool.name] = pin
+                observation.modified = true
+            }
+        }
+        for (name, pin) in pins where pin.unlistedAt == nil && !listed.contains(name) {
+            pins[name]?.unlistedAt = now
+            observation.modified = true
+        }
+        let unlisted = pins.filter { $0.value.unlistedAt != nil }
+        if unlisted.count > Self.maxUnlisted {
+            let oldest = unlisted.sorted { ($0.value.unlistedAt ?? 0, $0.key) < ($1.value.unlistedAt ?? 0, $1.key) }
+            for (name, _) in oldest.prefix(unlisted.count - Self.maxUnlisted) { pins[name] = nil }
+        }
+        servers[server] = pins
+        return observation
+    }
+
+    /// Makes the pending definition of `tool` the pinned one. With `digest`, only when that is the pending
+    /// definition's digest, so an operator never approves a definition that changed after they read it.
+    package mutating func approve(
+        _ server: String,
+        tool: String,
+        digest: String? = nil,
+        at now: Double
+    ) -> Result<PinChange, Refusal> {
+        guard var pin = servers[server]?[tool] else { return .failure(.unknownTool(server: server, tool: tool)) }
+        guard let pending = pin.pending else { return .failure(.nothingPending(server: server, tool: tool)) }
+        if let digest, digest != pending.digest {
+            return .failure(.digestMismatch(server: server, tool: tool, pending: pending.digest))
+        }
+        let change = PinChange(server, .approved, from: pin.pinned, to: pending)
+        pin.pinned = pending
+        pin.pinnedAt = now
+        pin.pending = nil
+        pin.changedAt = nil
+        servers[server]?[tool] = pin
+        return .success(change)
+    }
+
+    /// The tools of `server` whose definition changed, each with the fields that did.
+    package func changedTools(of server: String) -> [String: [String]] {
+        var changed: [String: [String]] = [:]
+        for (name, pin) in servers[server] ?? [:] {
+            guard let pending = pin.pending else { continue }
+            changed[name] = ToolDefinitionDiff(from: pin.pinned, to: pending).fields
+        }
+        return changed
+    }
+
+    /// Forgets the pins of servers not in `ids`; `true` when there were some.
+    @discardableResult
+    package mutating func keepOnly(_ ids: Set<String>) -> Bool {
+        let before = servers.count
+        servers = servers.filter { ids.contains($0.key) }
+        return servers.count != before
+    }
+}
+
+/// A tool whose definition changed, changed back, or was approved: what an event and a log line say.
+package struct PinChange: Sendable, Hashable {
+    package enum Kind: String, Sendable {
+        /// Listed differently from its pinned definition (or from the one pending before).
+        case changed
+        /// Listed as pinned again: the pending definition was dropped.
+        case reverted
+        /// An operator made the pending definition the pinned one.
+        case approved
+    }
+
+    package var server: String
+    package var kind: Kind
+    /// For `changed` the pinned definition, for `reverted` the dropped one, for `approved` the one replaced.
+    package var from: ToolDefinition
+    /// For `changed` the new one, for `reverted` the pinned one, for `approved` the one now pinned.
+    package var to: ToolDefinition
+    package var diff: ToolDefinitionDiff
+
+    init(_ server: String, _ kind: Kind, from: ToolDefinition, to: ToolDefinition) {
+        self.server = server
+        self.kind = kind
+        self.from = from
+        self.to = to
+        diff = ToolDefinitionDiff(from: from, to: to)
+    }
+
+    package var tool: String { to.name }
+}
