@@ -18,10 +18,14 @@ extension Gateway {
             return route
         }
         let catalog = try connectedCatalog(id, snapshot)
-        guard snapshot.links[id]?.spec.toolFilter.permits(name) ?? false, catalog.toolNames.contains(name) else {
+        guard let link = snapshot.links[id], link.spec.toolFilter.permits(name), catalog.toolNames.contains(name) else {
             throw .invalidParams("Unknown tool: \(name)")
         }
-        return Route(server: id, name: name)
+        let route = Route(server: id, name: name)
+        if let changedFields = link.pinMarks.withheld[name] {
+            throw withheldTool(name, route: route, changedFields: changedFields)
+        }
+        return route
     }
 
     /// Where prompt `name` goes in `scope`.
@@ -48,13 +52,18 @@ extension Gateway {
         }
     }
 
-    /// One server's list of `kind` as the server gave it (its tool filter applied), for a client of that
-    /// server alone; empty while it is not connected.
+    /// One server's list of `kind` as the server gave it (its tool filter applied, tools pinning withholds
+    /// left out and those it flags marked), for a client of that server alone; empty while it is not
+    /// connected.
     func scopedList(_ kind: ServerCatalog.Kind, of id: String, _ snapshot: Snapshot) -> [JSONValue] {
         guard let link = snapshot.links[id], link.state.isConnected, let catalog = link.catalog else { return [] }
         let items = catalog[kind]
         guard kind == .tools else { return items.map { .object($0) } }
-        return items.filter { link.spec.toolFilter.permits($0["name"]?.stringValue ?? "") }.map { .object($0) }
+        return items.compactMap { tool in
+            let name = tool["name"]?.stringValue ?? ""
+            guard link.spec.toolFilter.permits(name) else { return nil }
+            return link.pinMarks.exposing(tool, name: name).map(JSONValue.object)
+        }
     }
 
     /// Server `id`'s lists, or the error a client of it alone hears while it is not connected.

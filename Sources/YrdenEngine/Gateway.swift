@@ -42,6 +42,8 @@ package final class Gateway: Sendable {
     let startedAt = ContinuousClock.now
     /// Holds the first `initialize` and lists until every enabled server's first attempt is over.
     let startup: StartupGate
+    /// Every tool definition seen, and what to do when one changes (`security.toolPinning`).
+    package let toolPins: ToolPins
 
     /// The state routing reads: every server's link and the merged catalog built from them.
     package struct Snapshot: Sendable {
@@ -64,7 +66,13 @@ package final class Gateway: Sendable {
         package var specs: [ServerSpec] { order.compactMap { links[$0]?.spec } }
     }
 
-    package init(config: GatewayConfig, logger: Logger, connector: UpstreamConnector = UpstreamConnector()) {
+    /// `toolPins` holds the pins saved by an earlier run; by default pins are kept in memory only.
+    package init(
+        config: GatewayConfig,
+        logger: Logger,
+        connector: UpstreamConnector = UpstreamConnector(),
+        toolPins: ToolPins? = nil
+    ) {
         self.settings = config.gateway
         self.sessions = SessionStore(limit: config.gateway.maxSessions, idleTimeout: config.gateway.sessionIdleTimeout)
         self.connector = connector
@@ -75,6 +83,9 @@ package final class Gateway: Sendable {
         var snapshot = Snapshot(order: config.servers.map(\.id), links: links)
         snapshot.setProfiles(config.profiles)
         state = Mutex(snapshot)
+        self.toolPins = toolPins ?? ToolPins(mode: config.security.toolPinning)
+        // Servers removed from the config while the gateway was down take their pins with them.
+        if self.toolPins.keepOnly(Set(config.servers.map(\.id))) { self.toolPins.requestSave() }
     }
 
     package var snapshot: Snapshot { state.withLock { $0 } }
@@ -82,7 +93,12 @@ package final class Gateway: Sendable {
     /// The configuration as it stands now, including changes made while running.
     package var config: GatewayConfig {
         let snapshot = self.snapshot
-        return GatewayConfig(gateway: settings, servers: snapshot.specs, profiles: snapshot.profileSpecList)
+        return GatewayConfig(
+            gateway: settings,
+            security: SecuritySettings(toolPinning: toolPins.mode),
+            servers: snapshot.specs,
+            profiles: snapshot.profileSpecList
+        )
     }
 
     /// Keeps every enabled upstream connected until the task is cancelled, then stops them all and ends the
@@ -96,6 +112,7 @@ package final class Gateway: Sendable {
         startConnections(snapshot.specs.filter { !$0.disabled })
         await withDiscardingTaskGroup { group in
             group.addTask { await self.expireIdleSessions() }
+            group.addTask { await self.toolPins.keepSaving(failed: self.pinsNotSaved) }
             while let connection = await connections.next() {
                 group.addTask {
                     await connection.run()
@@ -104,9 +121,17 @@ package final class Gateway: Sendable {
             }
             connections.close()
         }
+        do { try toolPins.saveLatest() } catch { pinsNotSaved(error) }
         sessions.endAll()
         parked.cancelAll()
         events.finishAll()
+    }
+
+    private func pinsNotSaved(_ error: any Error) {
+        logger.error(
+            "could not save the tool pins",
+            metadata: ["to": "\(toolPins.store.location)", "reason": "\(error)"]
+        )
     }
 
     /// Ends sessions at their idle deadline (waking then, not on a fixed poll), until cancelled.
@@ -257,6 +282,7 @@ package final class Gateway: Sendable {
                 continue
             case (let old?, let new?):
                 guard old.spec.prefix == new.spec.prefix, old.spec.toolFilter == new.spec.toolFilter,
+                    old.pinMarks == new.pinMarks,
                     ServerCatalog.Kind.allCases.allSatisfy({ old.catalog.digests($0) == new.catalog.digests($0) })
                 else { return false }
             default:
@@ -266,10 +292,12 @@ package final class Gateway: Sendable {
         return true
     }
 
-    /// What a server adds to the aggregate: its spec and lists while it is connected.
-    private static func mergedPart(_ link: ServerLink) -> (spec: ServerSpec, catalog: ServerCatalog)? {
+    /// What a server adds to the aggregate: its spec, lists and pin marks while it is connected.
+    private static func mergedPart(
+        _ link: ServerLink
+    ) -> (spec: ServerSpec, catalog: ServerCatalog, pinMarks: ToolPinMarks)? {
         guard link.state.isConnected, let catalog = link.catalog else { return nil }
-        return (link.spec, catalog)
+        return (link.spec, catalog, link.pinMarks)
     }
 
     /// The merged catalog of every connected server, in config order.
@@ -284,7 +312,13 @@ package final class Gateway: Sendable {
                 prefix: spec.prefix,
                 permitsTool: { filter.permits($0) },
                 catalog: catalog,
-                contribution: contributions.contribution(of: spec, catalog: catalog, separator: settings.toolSeparator)
+                pinMarks: link.pinMarks,
+                contribution: contributions.contribution(
+                    of: spec,
+                    catalog: catalog,
+                    pinMarks: link.pinMarks,
+                    separator: settings.toolSeparator
+                )
             )
         }
         contributions.keepOnly(Set(snapshot.order))
@@ -321,7 +355,8 @@ package final class Gateway: Sendable {
         return [ServerCatalog.Kind.tools, .prompts, .resources].filter { kind in
             guard let old, let new else { return true }
             let kinds: [ServerCatalog.Kind] = kind == .resources ? [.resources, .resourceTemplates] : [kind]
-            let filterChanged = kind == .tools && old.spec.toolFilter != new.spec.toolFilter
+            let filterChanged =
+                kind == .tools && (old.spec.toolFilter != new.spec.toolFilter || old.pinMarks != new.pinMarks)
             return filterChanged || kinds.contains { old.catalog.digests($0) != new.catalog.digests($0) }
         }
     }
@@ -333,7 +368,7 @@ package final class Gateway: Sendable {
                 GatewayMetrics.recordState(server: status.id, state: status.state.name)
             case .serverRemoved(let id):
                 GatewayMetrics.recordState(server: id, state: nil)
-            case .serverCatalog:
+            case .serverCatalog, .toolPin:
                 break
             }
         }

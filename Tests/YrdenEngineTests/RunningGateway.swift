@@ -19,13 +19,15 @@ struct RunningGateway {
         channels: FakeUpstreams = FakeUpstreams(),
         time: any TimeSource = SystemTime(),
         credentials: (any UpstreamCredentials)? = nil,
-        settings: GatewaySettings = GatewaySettings()
+        settings: GatewaySettings = GatewaySettings(),
+        toolPins: ToolPins? = nil
     ) {
         self.channels = channels
         let gateway = Gateway(
             config: GatewayConfig(gateway: settings, servers: specs),
             logger: Logger(label: "test"),
-            connector: UpstreamConnector(channels: channels, time: time, credentials: credentials)
+            connector: UpstreamConnector(channels: channels, time: time, credentials: credentials),
+            toolPins: toolPins
         )
         self.gateway = gateway
         task = Task { await gateway.run() }

@@ -12,6 +12,8 @@ package struct CatalogSource: Sendable {
     package var prefix: String
     package var permitsTool: @Sendable (String) -> Bool
     package var catalog: ServerCatalog
+    /// The tools pinning withholds or flags.
+    package var pinMarks: ToolPinMarks
     /// The server's tools and prompts already prepared for the aggregate; `nil`: prepared while merging.
     package var contribution: CatalogContribution?
 
@@ -20,12 +22,14 @@ package struct CatalogSource: Sendable {
         prefix: String,
         permitsTool: @escaping @Sendable (String) -> Bool = { _ in true },
         catalog: ServerCatalog,
+        pinMarks: ToolPinMarks = ToolPinMarks(),
         contribution: CatalogContribution? = nil
     ) {
         self.server = server
         self.prefix = prefix
         self.permitsTool = permitsTool
         self.catalog = catalog
+        self.pinMarks = pinMarks
         self.contribution = contribution
     }
 }
@@ -37,7 +41,7 @@ package struct CatalogSource: Sendable {
 /// keeps the name or URI, and the clash is reported, never silently merged.
 ///
 /// A class, so that every request's copy of the gateway's snapshot retains one reference rather than each of
-/// its thirteen tables. Unchecked: every property is set in `init` and never changed after.
+/// its fourteen tables. Unchecked: every property is set in `init` and never changed after.
 package final class AggregatedCatalog: @unchecked Sendable {
     package private(set) var tools: [JSONValue] = []
     package private(set) var prompts: [JSONValue] = []
@@ -45,6 +49,9 @@ package final class AggregatedCatalog: @unchecked Sendable {
     package private(set) var resourceTemplates: [JSONValue] = []
     package private(set) var toolRoutes: [String: Route] = [:]
     package private(set) var promptRoutes: [String: Route] = [:]
+    /// Tools pinning withholds until an operator approves them, by exposed name, with the fields that
+    /// changed: a call to one is told why, not "unknown tool".
+    package private(set) var withheldTools: [String: (route: Route, changedFields: [String])] = [:]
     /// Upstream tool names that exactly one server has: MCP Apps call tools by these bare names.
     package private(set) var uniqueBareTools: [String: Route] = [:]
     /// Upstream tool names that several servers have, with the exposed names to call instead.
@@ -68,6 +75,7 @@ package final class AggregatedCatalog: @unchecked Sendable {
                     catalog: source.catalog,
                     prefix: source.prefix,
                     separator: separator,
+                    pinMarks: source.pinMarks,
                     permitsTool: source.permitsTool
                 )
         }
@@ -85,6 +93,9 @@ package final class AggregatedCatalog: @unchecked Sendable {
         for (source, part) in zip(sources, parts) {
             var count = (tools: 0, prompts: 0, resources: 0)
             let catalog = source.catalog
+            for tool in part.withheld {
+                withheldTools[tool.exposed] = (Route(server: source.server, name: tool.name), tool.changedFields)
+            }
             for tool in part.tools {
                 let route = Route(server: source.server, name: tool.name)
                 guard Self.claim(tool.exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else {

@@ -3,7 +3,8 @@ import YrdenConfig
 import YrdenProtocol
 
 /// One server's tools and prompts as the aggregate shows them: filtered, renamed `<prefix><separator><name>`,
-/// each with its digest.
+/// each with its digest; tools withheld by pinning left out (and kept aside, so a call to one can be told
+/// why), tools flagged by pinning marked.
 ///
 /// Preparing them is most of the cost of building the aggregate (a copy of every item with its new name), so
 /// a server's part is prepared once per list it sends (``CatalogContributions``), and a rebuild merges the
@@ -22,15 +23,54 @@ package struct CatalogContribution: Sendable {
 
     var tools: [Item] = []
     var prompts: [Item] = []
+    /// Tools withheld by pinning: exposed name, upstream name, and the fields that changed.
+    var withheld: [(exposed: String, name: String, changedFields: [String])] = []
 
-    init(catalog: ServerCatalog, prefix: String, separator: String, permitsTool: (String) -> Bool) {
+    init(
+        catalog: ServerCatalog,
+        prefix: String,
+        separator: String,
+        pinMarks: ToolPinMarks = ToolPinMarks(),
+        permitsTool: (String) -> Bool
+    ) {
         for (tool, digest) in zip(catalog.tools, catalog.digests(.tools)) {
             guard let name = tool["name"]?.stringValue, permitsTool(name) else { continue }
+            guard pinMarks.isEmpty else {
+                appendMarked(tool, name: name, digest: digest, pinMarks, prefix: prefix, separator: separator)
+                continue
+            }
             tools.append(Self.item(tool, name: name, digest: digest, prefix: prefix, separator: separator))
         }
         for (prompt, digest) in zip(catalog.prompts, catalog.digests(.prompts)) {
             guard let name = prompt["name"]?.stringValue else { continue }
             prompts.append(Self.item(prompt, name: name, digest: digest, prefix: prefix, separator: separator))
+        }
+    }
+
+    /// A tool of a server some of whose tools pinning withholds or flags.
+    private mutating func appendMarked(
+        _ tool: JSONObject,
+        name: String,
+        digest: Int,
+        _ pinMarks: ToolPinMarks,
+        prefix: String,
+        separator: String
+    ) {
+        if let fields = pinMarks.withheld[name] {
+            let exposed = QualifiedName.make(prefix: prefix, separator: separator, name: name)
+            withheld.append((exposed, name, fields))
+        } else if let fields = pinMarks.flagged[name] {
+            // The flag is part of what clients see, so it is part of the item's digest: flagging or unflagging
+            // a tool changes the list's fingerprint and clients hear of it.
+            var hasher = Hasher()
+            hasher.combine(digest)
+            hasher.combine(fields)
+            let flagged = ToolPinMarks.flagging(tool, changedFields: fields)
+            tools.append(
+                Self.item(flagged, name: name, digest: hasher.finalize(), prefix: prefix, separator: separator)
+            )
+        } else {
+            tools.append(Self.item(tool, name: name, digest: digest, prefix: prefix, separator: separator))
         }
     }
 
@@ -64,17 +104,23 @@ final class CatalogContributions: Sendable {
         var promptDigests: [Int]
         var prefix: String
         var filter: ToolFilter
+        var pinMarks: ToolPinMarks
         var contribution: CatalogContribution
     }
 
     private let entries = Mutex<[String: Entry]>([:])
 
     /// Server `spec.id`'s part for `catalog`, prepared now or kept from an earlier rebuild.
-    func contribution(of spec: ServerSpec, catalog: ServerCatalog, separator: String) -> CatalogContribution {
+    func contribution(
+        of spec: ServerSpec,
+        catalog: ServerCatalog,
+        pinMarks: ToolPinMarks = ToolPinMarks(),
+        separator: String
+    ) -> CatalogContribution {
         let toolDigests = catalog.digests(.tools)
         let promptDigests = catalog.digests(.prompts)
         if let kept = entries.withLock({ $0[spec.id] }), kept.prefix == spec.prefix, kept.filter == spec.toolFilter,
-            kept.toolDigests == toolDigests, kept.promptDigests == promptDigests
+            kept.pinMarks == pinMarks, kept.toolDigests == toolDigests, kept.promptDigests == promptDigests
         {
             return kept.contribution
         }
@@ -83,6 +129,7 @@ final class CatalogContributions: Sendable {
             catalog: catalog,
             prefix: spec.prefix,
             separator: separator,
+            pinMarks: pinMarks,
             permitsTool: { filter.permits($0) }
         )
         let entry = Entry(
@@ -90,6 +137,7 @@ final class CatalogContributions: Sendable {
             promptDigests: promptDigests,
             prefix: spec.prefix,
             filter: filter,
+            pinMarks: pinMarks,
             contribution: contribution
         )
         entries.withLock { $0[spec.id] = entry }

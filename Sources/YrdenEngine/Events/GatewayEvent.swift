@@ -6,6 +6,8 @@ package enum GatewayEvent: Sendable, Hashable {
     case serverState(ServerStatus)
     /// What the server contributes to the aggregate changed.
     case serverCatalog(ServerStatus)
+    /// A tool's definition changed, changed back to its pinned one, or was approved.
+    case toolPin(ToolPinEvent)
 
     /// The events that lead from one snapshot to the next, servers in config order.
     static func changes(from before: Gateway.Snapshot, to after: Gateway.Snapshot) -> [GatewayEvent] {
@@ -26,4 +28,13 @@ package enum GatewayEvent: Sendable, Hashable {
         }
         return events
     }
+}
+
+/// A change to one pinned tool, with what the gateway does about it.
+package struct ToolPinEvent: Sendable, Hashable {
+    package var change: PinChange
+    /// Whether the tool is now withheld from clients (a change under `enforce`).
+    package var withheld: Bool
+
+    package var name: String { "tool.\(change.kind.rawValue)" }
 }

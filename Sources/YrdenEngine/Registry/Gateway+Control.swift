@@ -69,6 +69,7 @@ extension Gateway {
             snapshot.order.removeAll { $0 == id }
         }
         forgetSignIn(id)
+        forgetPinsOfRemovedServers()
         log.append("server \(id) removed", event: "config", metadata: ["server": id])
         return late.isEmpty
     }
@@ -176,6 +177,7 @@ extension Gateway {
             }
             snapshot.order = servers.map(\.id)
         }
+        if !changes.removed.isEmpty { forgetPinsOfRemovedServers() }
         for id in changes.removed {
             forgetSignIn(id)
             log.append("server \(id) removed", event: "config", metadata: ["server": id])

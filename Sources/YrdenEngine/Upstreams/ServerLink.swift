@@ -23,6 +23,10 @@ package struct ServerLink: Sendable {
     /// Whether a bare `url` was last reached over legacy HTTP+SSE after refusing Streamable HTTP, so operators
     /// see the transport really in use; kept across reconnects until the entry changes.
     package var fellBackToSSE = false
+    /// What pinning does to the server's tools now: withheld or flagged ones (empty while nothing changed).
+    package private(set) var pinMarks = ToolPinMarks()
+    /// The pin book revision ``pinMarks`` were made at.
+    private var pinRevision: UInt64 = 0
     /// The connection that owns this link (0: none, a disabled server).
     var owner: UInt64 = 0
     package let log: LogRing
@@ -39,5 +43,15 @@ package struct ServerLink: Sendable {
         self.lastHandshake = previous?.lastHandshake
         self.lastFailure = previous?.lastFailure
         self.catalog = previous?.catalog
+        self.pinMarks = previous?.pinMarks ?? ToolPinMarks()
+        self.pinRevision = previous?.pinRevision ?? 0
+    }
+
+    /// Takes `revised` unless the marks held were made at a later revision of the pin book (an approval
+    /// published while a connection was still loading its lists).
+    mutating func adopt(_ revised: RevisedPinMarks) {
+        guard revised.revision >= pinRevision else { return }
+        pinMarks = revised.marks
+        pinRevision = revised.revision
     }
 }

@@ -67,7 +67,13 @@ extension UpstreamConnection {
         } catch {
             return error
         }
-        inbox.report(.connected(LiveUpstream(client: client, handshake: handshake, catalog: catalog), at: time.now))
+        let pinMarks = gateway.pinTools(of: spec.id, catalog)
+        inbox.report(
+            .connected(
+                LiveUpstream(client: client, handshake: handshake, catalog: catalog, pinMarks: pinMarks),
+                at: time.now
+            )
+        )
         note(
             .info,
             "upstream connected",
@@ -139,7 +145,11 @@ extension UpstreamConnection {
                 }
                 catalog = refreshed
                 if Task.isCancelled { return nil }
-                publishLink { $0.catalog = refreshed }
+                let pinMarks = kinds.contains(.tools) ? gateway.pinTools(of: spec.id, refreshed) : nil
+                publishLink {
+                    $0.catalog = refreshed
+                    if let pinMarks { $0.adopt(pinMarks) }
+                }
             }
         }
         return nil

@@ -8,6 +8,8 @@ struct LiveUpstream: Sendable {
     var client: UpstreamClient
     var handshake: UpstreamHandshake
     var catalog: ServerCatalog
+    /// What pinning does to the catalog's tools.
+    var pinMarks: RevisedPinMarks
 }
 
 /// The one owner of an upstream's life, from the moment the server is added (or reconfigured) until it is
@@ -133,6 +135,7 @@ struct UpstreamConnection: Sendable {
                 link.handshake = live.handshake
                 link.lastHandshake = live.handshake
                 link.catalog = live.catalog
+                link.adopt(live.pinMarks)
                 link.lastFailure = nil
             }
             return actions.filter { $0 != .publish(.connected(since: at)) }

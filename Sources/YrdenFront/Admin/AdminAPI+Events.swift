@@ -68,6 +68,8 @@ extension AdminAPI {
                 ),
             ]
             return AdminEventFrame.frame(event: "server.catalog", data: data)
+        case .toolPin(let pinEvent):
+            return AdminEventFrame.frame(event: pinEvent.name, data: ToolPinView.event(pinEvent))
         }
     }
 }
@@ -100,7 +102,7 @@ enum AdminEventFrame {
         switch event {
         case .serverAdded: frame(event: "server.added", data: ["server": view.json])
         case .serverState: frame(event: "server.state", data: ["server": view.json])
-        case .serverRemoved, .serverCatalog: nil
+        case .serverRemoved, .serverCatalog, .toolPin: nil
         }
     }
 }

@@ -1,0 +1,168 @@
+import Logging
+import YrdenConfig
+import YrdenProtocol
+
+/// Why an operator's approval of a tool definition was refused.
+package enum ToolApprovalError: Error, Sendable, Hashable {
+    case unknownServer(String)
+    case refused(PinBook.Refusal)
+    /// Approved for this run, but the book could not be written: a restart would bring the change back.
+    case notSaved(String)
+}
+
+/// Pinning as the gateway applies it: lists pinned as connections load them, changes logged and announced,
+/// operators' approvals and mode changes published to the snapshot.
+extension Gateway {
+    /// Pins server `server`'s tools as `catalog` lists them, logs and announces every change, and returns the
+    /// marks to publish with the lists.
+    func pinTools(of server: String, _ catalog: ServerCatalog) -> RevisedPinMarks {
+        let (observation, marks) = toolPins.observe(server, tools: catalog.tools)
+        if observation.newPins > 0 {
+            let line = "pinned \(observation.newPins) new tool definition\(observation.newPins == 1 ? "" : "s")"
+            logger.info("\(line)", metadata: ["server": "\(server)"])
+            logRing(server)?.append(line, level: .info, event: "pinning")
+        }
+        report(observation.changes)
+        if observation.modified { toolPins.requestSave() }
+        return marks
+    }
+
+    /// Approves the pending definition of `tool` (its upstream name) on server `server`: it is pinned, served
+    /// again, and the book is saved before this returns. With `digest`, only that pending definition.
+    @discardableResult
+    package func approveTool(
+        _ tool: String,
+        of server: String,
+        digest: String? = nil
+    ) throws(ToolApprovalError) -> PinChange {
+        guard snapshot.links[server] != nil else { throw .unknownServer(server) }
+        let change: PinChange
+        switch toolPins.approve(server, tool: tool, digest: digest) {
+        case .success(let approved): change = approved
+        case .failure(let refusal): throw .refused(refusal)
+        }
+        republishPinMarks(of: [server])
+        report([change])
+        do { try toolPins.saveLatest() } catch { throw .notSaved("\(error)") }
+        return change
+    }
+
+    /// Applies a new `security.toolPinning` (a reload): connected servers' lists are pinned at once when
+    /// pinning comes on, and every server's marks follow the new mode.
+    package func setToolPinning(_ mode: ToolPinningMode) {
+        guard toolPins.setMode(mode) else { return }
+        logger.notice("tool pinning is now \(mode.rawValue)")
+        log.append("tool pinning is now \(mode.rawValue)", level: .notice, event: "pinning")
+        let current = snapshot
+        if mode != .off {
+            if toolPins.keepOnly(Set(current.order)) { toolPins.requestSave() }
+            for id in current.order {
+                guard let link = current.links[id], link.state.isConnected, let catalog = link.catalog else { continue }
+                _ = pinTools(of: id, catalog)
+            }
+        }
+        republishPinMarks(of: current.order)
+    }
+
+    /// Drops the pins of servers that are gone from the config.
+    func forgetPinsOfRemovedServers() {
+        if toolPins.keepOnly(Set(snapshot.order)) { toolPins.requestSave() }
+    }
+
+    /// Every pin, changed ones first, then in config order and by tool name.
+    package var toolPinEntries: [(server: String, tool: String, pin: PinBook.Pin)] {
+        let book = toolPins.book
+        let order = snapshot.order
+        var entries: [(server: String, tool: String, pin: PinBook.Pin)] = []
+        for server in order + book.servers.keys.filter({ !order.contains($0) }).sorted() {
+            let pins = book.servers[server] ?? [:]
+            for tool in pins.keys.sorted() {
+                if let pin = pins[tool] { entries.append((server, tool, pin)) }
+            }
+        }
+        return entries.filter { $0.pin.isChanged } + entries.filter { !$0.pin.isChanged }
+    }
+
+    /// The servers' marks as the pin book stands now, into the snapshot (the aggregate follows).
+    private func republishPinMarks(of ids: [String]) {
+        let marks = ids.map { toolPins.marks(of: $0) }
+        update { snapshot in
+            for (id, revised) in zip(ids, marks) { snapshot.links[id]?.adopt(revised) }
+        }
+    }
+
+    /// A log line (warning for a change, with its diff) in the gateway's log and the server's ring, and an
+    /// event, for each change.
+    private func report(_ changes: [PinChange]) {
+        guard !changes.isEmpty else { return }
+        let mode = toolPins.mode
+        var events: [GatewayEvent] = []
+        for change in changes {
+            let withheld = change.kind == .changed && mode == .enforce
+            let (level, line) = Self.logLine(change, withheld: withheld)
+            logger.log(
+                level: level,
+                "\(line)",
+                metadata: ["server": "\(change.server)", "tool": "\(change.tool)", "digest": "\(change.to.digest)"]
+            )
+            logRing(change.server)?.append(
+                line,
+                level: level,
+                event: "pinning",
+                metadata: ["tool": change.tool, "digest": change.to.digest]
+            )
+            events.append(.toolPin(ToolPinEvent(change: change, withheld: withheld)))
+        }
+        self.events.publish(events)
+    }
+
+    private static func logLine(_ change: PinChange, withheld: Bool) -> (Logger.Level, String) {
+        let tool = "tool \(change.tool) of server \(change.server)"
+        switch change.kind {
+        case .changed:
+            let action =
+                withheld
+                ? "withheld until an operator approves it (\(approvalHint(server: change.server, tool: change.tool)))"
+                : "still served, flagged"
+            return (.warning, "\(tool) changed its definition; \(action): \(change.diff.summary)")
+        case .reverted:
+            return (.notice, "\(tool) is back to its pinned definition: \(change.diff.summary)")
+        case .approved:
+            return (.notice, "\(tool): its new definition was approved and pinned: \(change.diff.summary)")
+        }
+    }
+
+    /// How an operator approves a tool's new definition, for messages.
+    static func approvalHint(server: String, tool: String) -> String {
+        let quotedTool = tool.allSatisfy { $0.isLetter || $0.isNumber || "_-.".contains($0) } ? tool : "'\(tool)'"
+        return "yrden tools approve \(server) \(quotedTool), or POST /api/v1/servers/\(server)/tools/"
+            + "\(percentEncoded(tool))/approve"
+    }
+
+    /// The error a client gets for calling a tool whose new definition waits for approval.
+    func withheldTool(_ name: String, route: Route, changedFields: [String]) -> JSONRPCError {
+        JSONRPCError(
+            code: JSONRPCError.invalidParams("").code,
+            message: "Tool \(name) is withheld: server \(route.server) changed its definition "
+                + "(\(changedFields.joined(separator: ", "))) since it was pinned, and an operator must approve "
+                + "the new one before it can be used (\(Self.approvalHint(server: route.server, tool: route.name)))",
+            data: [
+                "reason": "tool_definition_changed", "server": .string(route.server), "tool": .string(route.name),
+                "changedFields": .array(changedFields.map(JSONValue.string)),
+            ]
+        )
+    }
+
+    private static func percentEncoded(_ segment: String) -> String {
+        var encoded = ""
+        for byte in segment.utf8 {
+            let character = Character(Unicode.Scalar(byte))
+            if byte < 0x80, character.isLetter || character.isNumber || "-._~".contains(character) {
+                encoded.append(character)
+            } else {
+                encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return encoded
+    }
+}
