@@ -37,12 +37,7 @@ struct OAuthSetup {
         )
     }
 
-    var dataDirectory: String? {
-        if let configured = loaded.config.gateway.dataDir { return configured }
-        if let xdg = loaded.environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/yrden" }
-        if let home = loaded.environment["HOME"], home.hasPrefix("/") { return home + "/.local/share/yrden" }
-        return nil
-    }
+    var dataDirectory: String? { loaded.dataDirectory }
 
     var redirectURI: String {
         let settings = loaded.config.gateway

@@ -13,7 +13,12 @@ extension YrdenApplication {
     }
 
     private func runStdio(connector: UpstreamConnector, profile: String?) async throws {
-        let gateway = Gateway(config: config, logger: logger, connector: connector)
+        let gateway = Gateway(
+            config: config,
+            logger: logger,
+            connector: connector,
+            toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins()
+        )
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [

@@ -70,7 +70,12 @@ package struct YrdenApplication: Sendable {
     }()
 
     private func run(connector: UpstreamConnector, credentials: OAuthCredentials) async throws {
-        let gateway = Gateway(config: config, logger: logger, connector: connector)
+        let gateway = Gateway(
+            config: config,
+            logger: logger,
+            connector: connector,
+            toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins()
+        )
         let store = ConfigStore(
             document: loaded.document,
             path: loaded.path,

@@ -184,7 +184,8 @@ package actor ConfigStore {
     }
 
     /// Replaces the whole document and reconciles: only servers whose entry changed restart. A change to the
-    /// gateway section is refused, since it takes a restart to apply (the listener, the token).
+    /// gateway section is refused, since it takes a restart to apply (the listener, the token); the
+    /// `security` section applies at once.
     package func replaceDocument(
         _ value: JSONValue,
         expecting expected: ExpectedVersion = .any
@@ -234,6 +235,7 @@ package actor ConfigStore {
         try check(expected, against: versions.documentTag)
         try commit(next)
         gateway.setProfiles(config.profiles)
+        gateway.setToolPinning(config.security.toolPinning)
         return try await reconcile(to: config.servers)
     }
 
@@ -281,6 +283,7 @@ package actor ConfigStore {
         fileBytes = bytes
         adopt(next)
         gateway.setProfiles(config.profiles)
+        gateway.setToolPinning(config.security.toolPinning)
         return try await reconcile(to: config.servers)
     }
 

@@ -7,10 +7,10 @@ import Darwin
 #endif
 
 /// Creates a directory, and any missing parents, that only the owner can enter.
-enum PrivateDirectory {
+package enum PrivateDirectory {
     /// Creates `path` with mode 0700 when it is missing. An existing directory is left as it is: its mode is the
     /// operator's choice, and the files inside are 0600 either way.
-    static func create(_ path: String) throws(StorageError) {
+    package static func create(_ path: String) throws(StorageError) {
         var status = stat()
         if stat(path, &status) == 0 {
             guard status.st_mode & S_IFMT == S_IFDIR else {

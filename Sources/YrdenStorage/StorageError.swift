@@ -21,6 +21,8 @@ package struct StorageError: Error, Sendable, Hashable, CustomStringConvertible 
         case keyRequired
         /// The file was sealed by a format this build does not know.
         case unsupportedFormat
+        /// The file holds something other than what its reader keeps there.
+        case malformed
     }
 
     package var kind: Kind

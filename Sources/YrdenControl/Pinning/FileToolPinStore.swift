@@ -1,0 +1,45 @@
+import YrdenEngine
+import YrdenProtocol
+import YrdenStorage
+
+/// The pin book as `<dataDir>/tool-pins.json`: mode 0600 in a directory created 0700, replaced atomically
+/// (temporary file, fsync, rename), so a restart finds every pin and every change waiting for approval.
+///
+/// Not a secret (tool definitions are what any client of the server sees), so it is never sealed, and an
+/// operator can read it; an edited file is read as it is, its digests computed again.
+package struct FileToolPinStore: ToolPinStore {
+    package static let fileName = "tool-pins.json"
+    /// Pins hold whole definitions: 200 servers of 50 tools are a few megabytes, and 100,000 tools with large
+    /// schemas stay well below this.
+    static let maxBytes = 256 * 1024 * 1024
+
+    package let path: String
+
+    /// Uses `directory`, creating it (and missing parents) with mode 0700, and removes what writers that
+    /// died mid-write left there.
+    package init(directory: String) throws(StorageError) {
+        try PrivateDirectory.create(directory)
+        path = directory.hasSuffix("/") ? directory + Self.fileName : directory + "/" + Self.fileName
+        try AtomicFile.removeLeftoverTemporaries(of: path)
+    }
+
+    package var location: String { path }
+
+    package func load() throws -> PinBook {
+        guard let bytes = try AtomicFile.read(path, maxBytes: Self.maxBytes) else { return PinBook() }
+        do {
+            return try PinBook(json: try JSONValue.parse(bytes))
+        } catch {
+            throw StorageError(
+                .malformed,
+                message: "\(path) does not hold tool pins as the gateway writes them: \(error)",
+                fix: "restore it from a backup, or remove it to pin every tool afresh (changes made meanwhile "
+                    + "will then go unnoticed)"
+            )
+        }
+    }
+
+    package func save(_ book: PinBook) throws {
+        try AtomicFile.write(book.json.prettySerialized(), to: path, mode: 0o600)
+    }
+}
