@@ -20,6 +20,8 @@ import Testing
         ("GET", "/api/v1/servers/time/prompts", .listServerPrompts("time")),
         ("GET", "/api/v1/servers/time/resources", .listServerResources("time")),
         ("GET", "/api/v1/tools", .listTools),
+        ("GET", "/api/v1/tool-pins", .listToolPins),
+        ("POST", "/api/v1/servers/time/tools/now/approve", .approveTool("time", "now")),
         ("GET", "/api/v1/logs", .listLogs),
         ("GET", "/api/v1/events", .streamEvents),
         ("GET", "/api/v1/config", .getConfig),
@@ -45,7 +47,8 @@ import Testing
     @Test(arguments: [
         "/api/v1/", "/api/v1/server", "/api/v1/servers/", "/api/v1/servers//tools", "/api/v1/servers/time/",
         "/api/v1/servers/time/nothing", "/api/v1/servers/time/auth/other", "/api/v1/servers/time/tools/x",
-        "/api/v1/tools/", "/api/v2/servers", "/mcp",
+        "/api/v1/tools/", "/api/v2/servers", "/mcp", "/api/v1/servers/time/tools//approve",
+        "/api/v1/servers/time/tools/x/approve/more", "/api/v1/tool-pins/x",
     ])
     func pathsOutsideTheContractAreNotFound(_ path: String) {
         #expect(AdminRouting(method: "GET", path: path) == .notFound)
@@ -56,6 +59,14 @@ import Testing
         #expect(AdminOperation.getServer("a").serverID == "a")
         #expect(AdminOperation.listServerResources("b").serverID == "b")
         #expect(AdminOperation.listServers.serverID == nil)
+    }
+
+    @Test func aToolNameMayHoldASlash() {
+        #expect(
+            AdminRouting(method: "POST", path: "/api/v1/servers/fs/tools/files/read/approve")
+                == .operation(.approveTool("fs", "files/read"))
+        )
+        #expect(AdminOperation.approveTool("fs", "x").serverID == "fs")
     }
 
     @Test func serverIdsFollowTheConfigRule() {

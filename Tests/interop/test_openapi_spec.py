@@ -181,11 +181,12 @@ def test_every_path_parameter_is_declared(spec):
         if set(declared) != in_template:
             problems.append(f"{name}: template has {sorted(in_template)}, declared {sorted(declared)}")
         problems += [f"{name}: path parameter {n} is optional" for n, p in declared.items() if not p.get("required")]
-        expected = "ProfileName" if path.startswith("/api/v1/profiles/") else "ServerId"
+        # Every path parameter is a server id, but a tool's name (approving a tool definition) and a profile's.
+        expected = {"id": "ServerId", "name": "ProfileName" if path.startswith("/api/v1/profiles/") else "ToolName"}
         problems += [
-            f"{name}: path parameter {n} is not the {expected} schema"
+            f"{name}: path parameter {n} is not the {expected.get(n, 'ServerId')} schema"
             for n, p in declared.items()
-            if p["schema"] != {"$ref": f"#/components/schemas/{expected}"}
+            if p["schema"] != {"$ref": f"#/components/schemas/{expected.get(n, 'ServerId')}"}
         ]
     assert problems == []
 
@@ -276,6 +277,9 @@ def test_media_types_and_headers_of_the_contract(spec):
         "server.state",
         "server.catalog",
         "auth.progress",
+        "tool.changed",
+        "tool.reverted",
+        "tool.approved",
     }
     assert all(name in events["description"] for name in events["x-yrden-events"])
     assert ": keepalive" in events["description"]

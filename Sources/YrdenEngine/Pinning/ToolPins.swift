@@ -43,7 +43,8 @@ package final class ToolPins: Sendable {
     /// is off.
     func observe(_ server: String, tools: [JSONObject]) -> (observation: PinBook.Observation, marks: RevisedPinMarks) {
         guard mode != .off else { return (PinBook.Observation(), marks(of: server)) }
-        let definitions = tools.map(ToolDefinition.init(tool:))
+        // A tool without a name is not listed by the gateway either, so there is nothing to pin.
+        let definitions = tools.filter { $0["name"]?.stringValue != nil }.map(ToolDefinition.init(tool:))
         let now = WallClock.now()
         return state.withLock { state in
             guard state.mode != .off else { return (PinBook.Observation(), Self.marks(of: server, in: state)) }

@@ -16,6 +16,9 @@ enum AdminOperation: Hashable, Sendable {
     case listServerPrompts(String)
     case listServerResources(String)
     case listTools
+    case listToolPins
+    /// Server id, then the tool's upstream name.
+    case approveTool(String, String)
     case listLogs
     case streamEvents
     case getConfig
@@ -59,6 +62,7 @@ enum AdminRouting: Hashable, Sendable {
             switch segments[0] {
             case "servers": return [("GET", .listServers), ("POST", .createServer)]
             case "tools": return [("GET", .listTools)]
+            case "tool-pins": return [("GET", .listToolPins)]
             case "logs": return [("GET", .listLogs)]
             case "events": return [("GET", .streamEvents)]
             case "config": return [("GET", .getConfig), ("PUT", .replaceConfig)]
@@ -93,6 +97,12 @@ enum AdminRouting: Hashable, Sendable {
         where segments[0] == "servers" && !segments[1].isEmpty && segments[2] == "auth"
             && segments[3] == "callback":
             return [("POST", .completeServerAuth(segments[1]))]
+        case 5...
+        where segments[0] == "servers" && !segments[1].isEmpty && segments[2] == "tools"
+            && segments.last == "approve":
+            // A tool name may hold a slash (decoded from %2F), so it is every segment between the two.
+            let tool = segments[3..<(segments.count - 1)].joined(separator: "/")
+            return tool.isEmpty ? [] : [("POST", .approveTool(segments[1], tool))]
         default:
             return []
         }
@@ -106,10 +116,10 @@ extension AdminOperation {
         case .getServer(let id), .replaceServer(let id), .patchServer(let id), .deleteServer(let id),
             .connectServer(let id), .disconnectServer(let id), .restartServer(let id), .startServerAuth(let id),
             .completeServerAuth(let id), .deleteServerTokens(let id), .listServerTools(let id),
-            .listServerPrompts(let id), .listServerResources(let id):
+            .listServerPrompts(let id), .listServerResources(let id), .approveTool(let id, _):
             id
-        case .listServers, .createServer, .listTools, .listLogs, .streamEvents, .getConfig, .replaceConfig,
-            .listProfiles, .getProfile, .putProfile, .deleteProfile, .listProfileTools:
+        case .listServers, .createServer, .listTools, .listToolPins, .listLogs, .streamEvents, .getConfig,
+            .replaceConfig, .listProfiles, .getProfile, .putProfile, .deleteProfile, .listProfileTools:
             nil
         }
     }
