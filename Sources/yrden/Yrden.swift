@@ -7,7 +7,8 @@ struct Yrden: AsyncParsableCommand {
         abstract: "An MCP gateway: many MCP servers behind one endpoint.",
         version: "0.1.0",
         subcommands: [
-            Serve.self, Stdio.self, CheckConfig.self, DemoServerCommand.self, Servers.self, Profiles.self, Login.self,
+            Serve.self, Stdio.self, CheckConfig.self, DemoServerCommand.self, Servers.self, Profiles.self, Tools.self,
+            Login.self,
             Logs.self,
         ],
         defaultSubcommand: Serve.self
