@@ -98,3 +98,9 @@ export const servers = {
 };
 
 export const allTools = () => api('GET', '/tools');
+
+export const toolPins = {
+  list: () => api('GET', '/tool-pins'),
+  approve: (server, tool, digest) =>
+    api('POST', `/servers/${encodeURIComponent(server)}/tools/${encodeURIComponent(tool)}/approve`, { body: { digest } }),
+};

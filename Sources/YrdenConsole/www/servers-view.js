@@ -1,9 +1,11 @@
 // The Servers view: one live card per server (state, transport, era, counts, last error, sign-in,
-// actions and the server's log tail), kept current by the admin event stream.
-import { servers } from './api.js';
+// changed tool definitions to approve, actions and the server's log tail), kept current by the admin event
+// stream.
+import { servers, toolPins } from './api.js';
 import { confirmAction } from './dialogs.js';
 import { append, clear, h, idFor, timeAgo } from './dom.js';
 import { openServerForm } from './server-form.js';
+import { changedPins, changedToolsPart } from './tool-pins.js';
 
 const LOG_POLL_MS = 2000;
 const GOOD_STATES = new Set(['connected']);
@@ -14,6 +16,7 @@ export class ServersView {
     this.list = document.getElementById('server-cards');
     this.empty = document.getElementById('servers-empty');
     this.cards = new Map(); // id → {view, el, body, message, log}
+    this.pins = new Map(); // id → the server's changed tool pins
     this.onChange = onChange; // (servers Map) after any change, for the other views
     document.getElementById('add-server').addEventListener('click', () => openServerForm({ onSaved: (v) => this.upsert(v) }));
   }
@@ -29,6 +32,22 @@ export class ServersView {
     for (const id of [...this.cards.keys()]) if (!ids.has(id)) this.remove(id);
     for (const view of list) this.upsert(view, false);
     this.#changed();
+    await this.#reloadPins();
+  }
+
+  /** Reads the changed tool definitions again, and redraws the cards they were or are on. */
+  async #reloadPins() {
+    const before = this.pins;
+    try {
+      this.pins = await changedPins();
+    } catch (error) {
+      console.warn('tool pins', error);
+      return;
+    }
+    for (const id of new Set([...before.keys(), ...this.pins.keys()])) {
+      const card = this.cards.get(id);
+      if (card) this.#render(card);
+    }
   }
 
   handleEvent(name, data) {
@@ -40,6 +59,8 @@ export class ServersView {
     } else if (name === 'auth.progress') {
       const card = this.cards.get(data.id);
       if (card) this.upsert({ ...card.view, auth: data.auth });
+    } else if (name.startsWith('tool.')) {
+      this.#reloadPins();
     }
   }
 
@@ -105,6 +126,7 @@ export class ServersView {
       v.reconnect && h('p', { class: 'hint' },
         `Retry ${v.reconnect.attempt} at ${new Date(v.reconnect.nextRetryAt).toLocaleTimeString()}`),
       this.#authPart(card),
+      changedToolsPart(this.pins.get(v.id), (pin) => this.#approve(card, pin)),
       this.#actions(card),
     ]);
   }
@@ -148,6 +170,16 @@ export class ServersView {
     } catch (error) {
       card.message.textContent = error.message;
     }
+  }
+
+  async #approve(card, pin) {
+    card.message.textContent = '';
+    try {
+      await toolPins.approve(pin.server, pin.tool, pin.change.digest);
+    } catch (error) {
+      card.message.textContent = error.message;
+    }
+    await this.#reloadPins();
   }
 
   async #signIn(card) {
