@@ -195,7 +195,7 @@ extension Gateway {
     /// A tool name the catalog cannot route. A bare name that several servers have is ambiguous, and the
     /// client learns which exposed names to call instead of a misleading "unknown".
     func unknownTool(_ name: String, _ snapshot: Snapshot) -> JSONRPCError {
-        if let withheld = snapshot.catalog.withheldTools[name] {
+        if let withheld = snapshot.catalog.withheldTool(name) {
             return withheldTool(name, route: withheld.route, changedFields: withheld.changedFields)
         }
         let candidates = snapshot.catalog.bareToolCandidates(name)

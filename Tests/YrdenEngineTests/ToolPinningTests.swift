@@ -51,6 +51,8 @@ import YrdenTesting
         #expect(error.message.contains("yrden tools approve a echo"))
         #expect(error.data?["reason"] == "tool_definition_changed")
         #expect(running["a"].requests(MCPMethod.toolsCall).isEmpty, "the call never reached the server")
+        let bare = await running.call("echo", id: .int(4), in: session)
+        #expect(bare.error?.message.hasPrefix("Tool echo is withheld") == true, "an app's bare name is told too")
         #expect(await inbox.first { $0.method == MCPMethod.toolsListChanged } != nil)
         let changed = await events.first {
             if case .toolPin(let event) = $0 { event.change.kind == .changed } else { false }

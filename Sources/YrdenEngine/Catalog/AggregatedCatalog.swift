@@ -181,6 +181,14 @@ package final class AggregatedCatalog: @unchecked Sendable {
         toolRoutes[name] ?? uniqueBareTools[name]
     }
 
+    /// The tool pinning withholds under `name` as a client sent it: its exposed name, or a bare name that
+    /// only one withheld tool has (the few withheld tools are searched, only when a call found no route).
+    package func withheldTool(_ name: String) -> (route: Route, changedFields: [String])? {
+        if let withheld = withheldTools[name] { return withheld }
+        let bare = withheldTools.values.filter { $0.route.name == name }
+        return bare.count == 1 ? bare.first : nil
+    }
+
     /// For a bare tool name that several servers have, the exposed names a client can call instead (in
     /// config order); empty when the name is not ambiguous.
     package func bareToolCandidates(_ name: String) -> [String] {
