@@ -187,3 +187,14 @@ async def test_warn_serves_a_changed_tool_flagged_and_announces_the_change(gatew
         assert api(gw.base, "GET", "/tool-pins").json()["mode"] == "warn"
         tasks.cancel_scope.cancel()
     assert "still served, flagged" in gw.log_text()
+
+
+def test_a_wrong_mode_is_refused_naming_the_field_and_the_allowed_values(yrden, tmp_path):
+    path = tmp_path / "yrden.json"
+    path.write_text(json.dumps({"security": {"toolPinning": "strict"}, "mcpServers": {}}))
+    checked = subprocess.run(
+        [str(yrden), "check-config", str(path)], capture_output=True, text=True, env=clean_env(), timeout=30
+    )
+    assert checked.returncode == 2, checked.stdout + checked.stderr
+    output = checked.stdout + checked.stderr
+    assert "security.toolPinning" in output and '"off", "warn", "enforce"' in output, output
