@@ -92,7 +92,9 @@ config() {
 import json, sys
 file, n, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 servers = {f"up{i}": {"command": cmd[0], "args": cmd[1:]} for i in range(n)}
-json.dump({"mcpServers": servers}, open(file, "w"))
+# A profile over every server, its filter and rename touching one tool each: what a profile's listing costs.
+profiles = {"all": {"tools": {"deny": ["up0__pad*"]}, "rename": {"up1__echo": "echo_one"}}}
+json.dump({"mcpServers": servers, "profiles": profiles}, open(file, "w"))
 PY
 }
 

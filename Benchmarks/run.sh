@@ -70,6 +70,11 @@ measure_list() { # N -> tools/list p50/p99 over N upstreams with 8 padding tools
   SID=$(session)
   # Each echo upstream offers echo, add and 8 padding tools: a figure over a shorter list measured nothing.
   list_all "list$n" $(( n * 10 )) "$LIST_CALLS"
+  # The same servers through the profile "all" (issue 13: a profile's tools/list costs what /mcp's does); it
+  # leaves out up0's 8 padding tools.
+  URL="$BASE/mcp/all"; SID=$(session)
+  list_all "profile$n" $(( n * 10 - 8 )) "$LIST_CALLS"
+  URL="$BASE/mcp"
   stop
 }
 
@@ -190,6 +195,7 @@ row "start → ready ms" "" "${R[gw_c.ready]}" "" "${R[gw_demo.ready]}" ""
 printf '\n%-34s %14s %14s\n' "tools/list (8 padding tools each)" "10 upstreams" "50 upstreams"
 printf '%-34s %14s %14s\n' "tools listed (pages)" "${R[list10.tools]} (${R[list10.pages]})" "${R[list50.tools]} (${R[list50.pages]})"
 printf '%-34s %14s %14s\n' "p50 / p99 µs, every page" "${R[list10.p50]} / ${R[list10.p99]}" "${R[list50.p50]} / ${R[list50.p99]}"
+printf '%-34s %14s %14s\n' "the same through a profile" "${R[profile10.p50]} / ${R[profile10.p99]}" "${R[profile50.p50]} / ${R[profile50.p99]}"
 printf '%-34s %14s %14s\n' "gateway RSS MB, idle upstreams" "${R[list10.rss_idle]}" "${R[list50.rss_idle]}"
 printf '%-34s %14s %14s\n' "start → ready ms" "${R[list10.ready]}" "${R[list50.ready]}"
 
@@ -248,6 +254,7 @@ budget "$FLEET upstreams: whole tools/list p99 ms" "${R[fleet.list.p99_ms]}" "" 
 printf '\n%-44s %12s %12s %12s %8s\n' "budget (issue 11), stateless over session" "measured" "" "budget" "within"
 budget "p50 at 1 connection, stateless / session" "$(ratio "${R[eras.stateless.p50]}" "${R[eras.session.p50]}")" "" "<=" 1.2
 printf '\n%-44s %12s %12s %12s %8s\n' "budgets (issue 13), tool search" "measured" "" "budget" "within"
+budget "50-server profile tools/list p50, / /mcp's" "$(ratio "${R[profile50.p50]}" "${R[list50.p50]}")" "" "<=" 1.2
 budget "search p50 us, ${R[search.tools]} tools" "${R[search.p50]}" "" "<=" "$BUDGET_SEARCH_P50_US"
 budget "search p99 us, ${R[search.tools]} tools" "${R[search.p99]}" "" "<=" "$BUDGET_SEARCH_P99_US"
 budget "add a server of 500 tools, p50 ms" "${R[search.add_p50]}" "" "<=" "$BUDGET_SEARCH_ADD_MS"

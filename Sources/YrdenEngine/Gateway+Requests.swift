@@ -50,8 +50,8 @@ extension Gateway {
     }
 
     /// One page of a merged list, with its serialization: made once per catalog generation and page, and
-    /// shared by every client that lists. A client of one server alone gets that server's list, serialized
-    /// with its answer.
+    /// shared by every client that lists (a profile's pages likewise, per profile). A client of one server
+    /// alone gets that server's list, serialized with its answer.
     private func listPage(
         _ kind: ServerCatalog.Kind,
         cursor: JSONValue?,
@@ -70,7 +70,14 @@ extension Gateway {
         case .profile(let name):
             let items = snapshot.profiles[name]?[kind] ?? []
             let page = try Pagination.page(items, key: kind.resultKey, cursor: cursor, generation: snapshot.generation)
-            return (page, nil)
+            let encoded = listPages.encoded(
+                page,
+                kind: kind,
+                cursor: cursor?.stringValue,
+                generation: snapshot.generation,
+                profile: name
+            )
+            return (page, encoded)
         }
         let page = try Pagination.page(
             snapshot.catalog[kind],

@@ -6,11 +6,13 @@ import YrdenProtocol
 /// serialized once per generation.
 ///
 /// Bounded by the catalog itself: only one generation's pages are kept (a newer generation drops them all),
-/// and a generation has at most one entry per page of each list.
+/// and a generation has at most one entry per page of each list, for the aggregate and for each profile.
 final class ListPageCache: Sendable {
     private struct Key: Hashable {
         let kind: ServerCatalog.Kind
         let cursor: String?
+        /// `nil` for the aggregate.
+        let profile: String?
     }
 
     private struct Pages {
@@ -22,8 +24,14 @@ final class ListPageCache: Sendable {
 
     /// The serialization of `page`, the page of `kind` at `cursor` in catalog `generation`: from the cache when
     /// another request already made it.
-    func encoded(_ page: JSONValue, kind: ServerCatalog.Kind, cursor: String?, generation: Int) -> EncodedJSON {
-        let key = Key(kind: kind, cursor: cursor)
+    func encoded(
+        _ page: JSONValue,
+        kind: ServerCatalog.Kind,
+        cursor: String?,
+        generation: Int,
+        profile: String? = nil
+    ) -> EncodedJSON {
+        let key = Key(kind: kind, cursor: cursor, profile: profile)
         if let cached = pages.withLock({ $0.generation == generation ? $0.byKey[key] : nil }) { return cached }
         let encoded = EncodedJSON(page)
         pages.withLock { pages in
