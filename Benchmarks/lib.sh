@@ -103,7 +103,8 @@ PY
 launch() {
   local port; port=$(free_port)
   T0=$EPOCHREALTIME
-  "$YRDEN" serve --config "$1" --listen "127.0.0.1:$port" --log-level warning 2>>"$OUT/gateway.log" &
+  # Its own data directory: tool pins and tokens stay with the bench, never in the user's.
+  "$YRDEN" serve --config "$1" --listen "127.0.0.1:$port" --data-dir "$OUT/data" --log-level warning 2>>"$OUT/gateway.log" &
   GW_PID=$!; PIDS+=("$GW_PID")
   BASE="http://127.0.0.1:$port"; URL="$BASE/mcp"
 }

@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
@@ -75,9 +76,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Where a gateway started without a data directory of its own keeps its tool pins and tokens during a run: never
+# the user's own (~/.local/share/yrden).
+RUN_DATA_HOME = tempfile.mkdtemp(prefix="yrden-interop-data-")
+
+
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for a gateway: ours without any ``YRDEN_*`` override, plus ``extra``."""
+    """The environment for a gateway: ours without any ``YRDEN_*`` override, with a data home of this run's, plus
+    ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("YRDEN_")}
+    env["XDG_DATA_HOME"] = RUN_DATA_HOME
     env.update(extra or {})
     return env
 
