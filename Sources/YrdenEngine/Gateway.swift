@@ -247,8 +247,10 @@ package final class Gateway: Sendable {
             if !kinds.isEmpty { changedByServer[id] = kinds }
         }
         if !changed.isEmpty || !changedByServer.isEmpty || !changedByProfile.isEmpty { snapshot.generation += 1 }
-        let known = Set(before.catalog.conflicts)
-        let newConflicts = snapshot.catalog.conflicts.filter { !known.contains($0) }
+        let known = Set(before.catalog.conflicts + before.profiles.values.flatMap(\.conflicts))
+        let conflicts =
+            snapshot.catalog.conflicts + snapshot.profileOrder.flatMap { snapshot.profiles[$0]?.conflicts ?? [] }
+        let newConflicts = conflicts.filter { !known.contains($0) }
         state.withLock { [snapshot] in $0 = snapshot }
         // Under the writer lock, so the index follows the snapshots in their order.
         searchIndex.update(snapshot, changedServers: changedByServer.filter { $0.value.contains(.tools) }.keys)
