@@ -89,12 +89,14 @@ raise_open_files() {
 config() {
   local file=$1 n=$2; shift 2
   python3 - "$file" "$n" "$@" <<'PY'
-import json, sys
+import json, os, sys
 file, n, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 servers = {f"up{i}": {"command": cmd[0], "args": cmd[1:]} for i in range(n)}
-# A profile over every server, its filter and rename touching one tool each: what a profile's listing costs.
-profiles = {"all": {"tools": {"deny": ["up0__pad*"]}, "rename": {"up1__echo": "echo_one"}}}
-json.dump({"mcpServers": servers, "profiles": profiles}, open(file, "w"))
+document = {"mcpServers": servers}
+if os.environ.get("WITH_PROFILE"):
+    # A profile over every server, its filter and rename touching one tool each: what a profile's listing costs.
+    document["profiles"] = {"all": {"tools": {"deny": ["up0__pad*"]}, "rename": {"up1__echo": "echo_one"}}}
+json.dump(document, open(file, "w"))
 PY
 }
 
@@ -103,7 +105,9 @@ PY
 launch() {
   local port; port=$(free_port)
   T0=$EPOCHREALTIME
-  # Its own data directory: tool pins and tokens stay with the bench, never in the user's.
+  # A data directory of its own, fresh each time: tool pins and tokens stay with the bench, never in the user's,
+  # and one measurement's pins never meet another's servers.
+  rm -rf "$OUT/data"
   "$YRDEN" serve --config "$1" --listen "127.0.0.1:$port" --data-dir "$OUT/data" --log-level warning 2>>"$OUT/gateway.log" &
   GW_PID=$!; PIDS+=("$GW_PID")
   BASE="http://127.0.0.1:$port"; URL="$BASE/mcp"

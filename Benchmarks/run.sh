@@ -64,7 +64,7 @@ list_all() {
 
 measure_list() { # N -> tools/list p50/p99 over N upstreams with 8 padding tools each
   local n=$1
-  config "$OUT/multi.json" "$n" "$OUT/echo_upstream" 8
+  WITH_PROFILE=1 config "$OUT/multi.json" "$n" "$OUT/echo_upstream" 8
   start "$OUT/multi.json"; R[list$n.ready]=$READY_MS
   sleep 1; R[list$n.rss_idle]=$(( $(rss_kb "$GW_PID") / 1024 ))
   SID=$(session)

@@ -1,4 +1,3 @@
-import YrdenConfig
 import YrdenProtocol
 
 /// The two tools a profile in search mode offers instead of its catalog: one that finds tools by what an agent
