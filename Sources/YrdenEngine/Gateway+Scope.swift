@@ -9,6 +9,11 @@ extension Gateway {
     func toolRoute(_ name: String, in scope: CatalogScope, _ snapshot: Snapshot) throws(JSONRPCError) -> Route {
         if case .profile(let profile) = scope {
             guard let route = snapshot.profiles[profile]?.toolRoutes[name] else {
+                if let withheld = snapshot.catalog.withheldTool(name),
+                    snapshot.includes(withheld.route.server, in: scope)
+                {
+                    throw withheldTool(name, route: withheld.route, changedFields: withheld.changedFields)
+                }
                 throw .invalidParams("Unknown tool: \(name) (profile \(profile))")
             }
             return route

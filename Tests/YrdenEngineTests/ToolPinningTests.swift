@@ -88,6 +88,19 @@ import YrdenTesting
         await running.stop()
     }
 
+    @Test func aClientOfAProfileIsRefusedToo() async throws {
+        let running = Self.running(.enforce)
+        running.gateway.setProfiles([ProfileSpec(name: "p", servers: ["a"])])
+        #expect(await running.connected("a"))
+        let profile = try await running.openSession(scope: .profile("p"))
+        await Self.rugPull(running)
+        #expect(await running.until { $0.profiles["p"]?.toolRoutes.isEmpty == true })
+        #expect(Self.names(await running.send(MCPMethod.toolsList, in: profile)).isEmpty)
+        let refused = await running.call("a__echo", id: .int(2), in: profile)
+        #expect(refused.error?.message.hasPrefix("Tool a__echo is withheld") == true)
+        await running.stop()
+    }
+
     @Test func warnServesAChangedToolFlagged() async throws {
         let running = Self.running(.warn)
         #expect(await running.connected("a"))
