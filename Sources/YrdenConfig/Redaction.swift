@@ -100,6 +100,28 @@ extension ConfigDocument {
         return .object(gateway)
     }
 
+    /// A whole document `root` sent by a client, with every value it sent back as shown (servers' secrets, the
+    /// gateway's tokens, profiles' tokens) put back from this document.
+    package func restoringRedacted(in root: JSONObject) -> JSONObject {
+        var root = root
+        if let servers = root[Self.serversKey]?.objectValue {
+            root[Self.serversKey] = .object(
+                JSONObject(servers.map { ($0.key, Self.restoringRedacted($0.value, from: entry($0.key))) })
+            )
+        }
+        if let gateway = root["gateway"] {
+            root["gateway"] = Self.restoringRedactedGateway(gateway, from: json["gateway"])
+        }
+        if let profiles = root[Self.profilesKey]?.objectValue {
+            root[Self.profilesKey] = .object(
+                JSONObject(
+                    profiles.map { ($0.key, Self.restoringRedactedProfile($0.value, from: profileEntry($0.key))) }
+                )
+            )
+        }
+        return root
+    }
+
     /// Whether `value` still holds the mark somewhere: a hidden value sent back for a place that has nothing
     /// stored, which would otherwise be saved as the literal text `********`.
     package static func holdsRedactionMark(_ value: JSONValue?) -> Bool {

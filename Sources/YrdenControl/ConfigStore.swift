@@ -193,7 +193,7 @@ package actor ConfigStore {
         try await enter()
         defer { gate.leave() }
         try await catchUpWithFile()
-        guard case .object(var root) = value else {
+        guard case .object(let root) = value else {
             throw .invalid(
                 ConfigError(
                     source: "admin API",
@@ -207,26 +207,7 @@ package actor ConfigStore {
                 )
             )
         }
-        if let servers = root["mcpServers"]?.objectValue {
-            var restored = JSONObject()
-            for (id, entry) in servers {
-                restored[id] = ConfigDocument.restoringRedacted(entry, from: document.entry(id))
-            }
-            root["mcpServers"] = .object(restored)
-        }
-        if let gateway = root["gateway"] {
-            root["gateway"] = ConfigDocument.restoringRedactedGateway(gateway, from: document.json["gateway"])
-        }
-        if let profiles = root["profiles"]?.objectValue {
-            root["profiles"] = .object(
-                JSONObject(
-                    profiles.map {
-                        ($0.key, ConfigDocument.restoringRedactedProfile($0.value, from: document.profileEntry($0.key)))
-                    }
-                )
-            )
-        }
-        let next = ConfigDocument(root)
+        let next = ConfigDocument(document.restoringRedacted(in: root))
         let config: GatewayConfig
         do { config = try next.decoded(environment: environment, source: "admin API") } catch { throw .invalid(error) }
         if let field = Self.changedGatewayField(gateway.settings, config.gateway) {
@@ -342,19 +323,6 @@ package actor ConfigStore {
         }
     }
 
-    /// Where a redaction mark is still in `entry` after restoring: a hidden value sent back for a place that
-    /// has none stored would otherwise become the literal text `********`.
-    static func leftoverRedaction(in entry: JSONValue) -> String? {
-        if ConfigDocument.holdsRedactionMark(entry["url"]) { return "url" }
-        for section in ["env", "headers"] {
-            for (key, value) in entry[section]?.objectValue ?? [:] where ConfigDocument.holdsRedactionMark(value) {
-                return "\(section).\(key)"
-            }
-        }
-        if ConfigDocument.holdsRedactionMark(entry["auth"]?["clientSecret"]) { return "auth.clientSecret" }
-        return nil
-    }
-
     /// Writes `next` (atomically: the file is the old version or the new one, never a mix) and adopts it.
     func commit(_ next: ConfigDocument) throws(ConfigStoreError) {
         if let path {
@@ -383,19 +351,5 @@ package actor ConfigStore {
         } catch {
             logger.warning("could not look for leftover temporary files", metadata: ["reason": "\(error)"])
         }
-    }
-
-    /// The first gateway setting that differs, by its config key.
-    static func changedGatewayField(_ old: GatewaySettings, _ new: GatewaySettings) -> String? {
-        if old.listenHost != new.listenHost || old.listenPort != new.listenPort { return "listen" }
-        if old.toolSeparator != new.toolSeparator { return "toolSeparator" }
-        if old.adminToken != new.adminToken { return "adminToken" }
-        if old.clientTokens != new.clientTokens { return "clientTokens" }
-        if old.allowedOrigins != new.allowedOrigins { return "allowedOrigins" }
-        if old.maxBodyBytes != new.maxBodyBytes { return "maxBodyBytes" }
-        if old.dataDir != new.dataDir { return "dataDir" }
-        if old.publicURL != new.publicURL { return "publicURL" }
-        if old.oauthCallback != new.oauthCallback { return "oauthCallback" }
-        return nil
     }
 }

@@ -17,29 +17,17 @@ extension Gateway {
             if case .profile(let name) = session.scope, removed.contains(name) { _ = sessions.end(session.id) }
         }
     }
-
-    /// Per profile, the kinds of list its clients see differently after a change.
-    static func changedKindsByProfile(_ before: Snapshot, _ after: Snapshot) -> [String: [ServerCatalog.Kind]] {
-        var changed: [String: [ServerCatalog.Kind]] = [:]
-        for (name, view) in after.profiles {
-            let old = before.profiles[name]
-            guard old !== view else { continue }
-            let kinds = view.changedKinds(since: old)
-            if !kinds.isEmpty { changed[name] = kinds }
-        }
-        return changed
-    }
 }
 
 extension Gateway.Snapshot {
     /// The profiles in config order.
     package var profileSpecList: [ProfileSpec] { profileOrder.compactMap { profileSpecs[$0] } }
 
-    /// Takes these profiles, and builds their views of the current aggregate.
+    /// Takes these profiles; their views are built by ``rebuildProfiles()`` (the writer does it when it sees
+    /// that the profiles changed).
     mutating func setProfiles(_ specs: [ProfileSpec]) {
         profileOrder = specs.map(\.name)
         profileSpecs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        rebuildProfiles()
     }
 
     /// Every profile's view of ``catalog``, built anew (called when the aggregate or the profiles changed).

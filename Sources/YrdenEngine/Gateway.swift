@@ -82,6 +82,7 @@ package final class Gateway: Sendable {
         for spec in config.servers { links[spec.id] = ServerLink(spec: spec) }
         var snapshot = Snapshot(order: config.servers.map(\.id), links: links)
         snapshot.setProfiles(config.profiles)
+        snapshot.rebuildProfiles()
         state = Mutex(snapshot)
         self.toolPins = toolPins ?? ToolPins(mode: config.security.toolPinning)
         // Servers removed from the config while the gateway was down take their pins with them.
@@ -271,37 +272,6 @@ package final class Gateway: Sendable {
         startup.isOpen || snapshot.firstAttemptsFinished || startup.deadlinePassed
     }
 
-    /// Whether two snapshots merge into the same aggregate: the same servers connected with lists, in the same
-    /// order, under the same prefix and tool filter, with the same lists (by digest: arrays kept from one
-    /// snapshot to the next share their storage, so an unchanged list compares at once).
-    private static func sameCatalogSources(_ before: Snapshot, _ after: Snapshot) -> Bool {
-        guard before.order == after.order else { return false }
-        for id in after.order {
-            let old = before.links[id].flatMap(Self.mergedPart)
-            let new = after.links[id].flatMap(Self.mergedPart)
-            switch (old, new) {
-            case (nil, nil):
-                continue
-            case (let old?, let new?):
-                guard old.spec.prefix == new.spec.prefix, old.spec.toolFilter == new.spec.toolFilter,
-                    old.pinMarks == new.pinMarks,
-                    ServerCatalog.Kind.allCases.allSatisfy({ old.catalog.digests($0) == new.catalog.digests($0) })
-                else { return false }
-            default:
-                return false
-            }
-        }
-        return true
-    }
-
-    /// What a server adds to the aggregate: its spec, lists and pin marks while it is connected.
-    private static func mergedPart(
-        _ link: ServerLink
-    ) -> (spec: ServerSpec, catalog: ServerCatalog, pinMarks: ToolPinMarks)? {
-        guard link.state.isConnected, let catalog = link.catalog else { return nil }
-        return (link.spec, catalog, link.pinMarks)
-    }
-
     /// The merged catalog of every connected server, in config order.
     private func aggregate(_ snapshot: Snapshot) -> AggregatedCatalog {
         let sources = snapshot.specs.compactMap { spec -> CatalogSource? in
@@ -348,21 +318,6 @@ package final class Gateway: Sendable {
         }
     }
 
-    /// The kinds of lists server `id` offers its own clients (`/servers/{id}/mcp`) differently after a batch:
-    /// it connected or left, or a list of its changed.
-    private static func changedKinds(of id: String, _ before: Snapshot, _ after: Snapshot) -> [ServerCatalog.Kind] {
-        let old = before.links[id].flatMap(Self.mergedPart)
-        let new = after.links[id].flatMap(Self.mergedPart)
-        if old == nil && new == nil { return [] }
-        return [ServerCatalog.Kind.tools, .prompts, .resources].filter { kind in
-            guard let old, let new else { return true }
-            let kinds: [ServerCatalog.Kind] = kind == .resources ? [.resources, .resourceTemplates] : [kind]
-            let filterChanged =
-                kind == .tools && (old.spec.toolFilter != new.spec.toolFilter || old.pinMarks != new.pinMarks)
-            return filterChanged || kinds.contains { old.catalog.digests($0) != new.catalog.digests($0) }
-        }
-    }
-
     private func recordStates(_ changes: [GatewayEvent]) {
         for change in changes {
             switch change {
@@ -376,15 +331,6 @@ package final class Gateway: Sendable {
         }
     }
 
-    private static func changedKinds(_ before: AggregatedCatalog, _ after: AggregatedCatalog) -> [ServerCatalog.Kind] {
-        var kinds: [ServerCatalog.Kind] = []
-        if after.listDiffers(.tools, from: before) { kinds.append(.tools) }
-        if after.listDiffers(.prompts, from: before) { kinds.append(.prompts) }
-        if after.listDiffers(.resources, from: before) || after.listDiffers(.resourceTemplates, from: before) {
-            kinds.append(.resources)
-        }
-        return kinds
-    }
 }
 
 /// A change to the snapshot waiting for the writer lock, applied by whichever writer takes it next.
@@ -397,16 +343,4 @@ private final class QueuedChange: @unchecked Sendable {
     init(_ apply: @escaping (inout Gateway.Snapshot) -> Void) {
         self.apply = apply
     }
-}
-
-/// What one batch of changes did, announced after the writer lock is released.
-struct AppliedChanges: Sendable {
-    var after: Gateway.Snapshot
-    var events: [GatewayEvent]
-    var changedKinds: [ServerCatalog.Kind]
-    /// What changed for the clients of each server alone.
-    var changedByServer: [String: [ServerCatalog.Kind]]
-    /// What changed for the clients of each profile, after its filters.
-    var changedByProfile: [String: [ServerCatalog.Kind]]
-    var conflicts: [String]
 }

@@ -19,7 +19,7 @@ final class ToolSearchCatalog: Sendable {
     /// whose tools changed. Drops it when no profile searches.
     func update(_ snapshot: Gateway.Snapshot, changedServers: some Sequence<String>) {
         guard snapshot.profileSpecs.values.contains(where: { $0.toolMode == .search }) else {
-            return state.withLock { $0 = State() }
+            return state.withLock { if $0.complete { $0 = State() } }
         }
         let complete = state.withLock { $0.complete }
         let servers = complete ? Array(changedServers) : snapshot.order

@@ -302,9 +302,9 @@ final class ProcessReactor: Sendable {
     private func nextTimeoutMilliseconds() -> Int32 {
         let next = state.withLock { state -> ContinuousClock.Instant? in
             guard state.jobs.isEmpty else { return .now }
-            let timer = state.timers.map(\.deadline).min()
-            let driver = state.drivers.values.compactMap(\.due).min()
-            return [timer, driver].compactMap { $0 }.min()
+            var next = state.timers.lazy.map(\.deadline).min()
+            for due in state.drivers.values.lazy.compactMap(\.due) where next.map({ due < $0 }) ?? true { next = due }
+            return next
         }
         guard let next else { return 1000 }
         let wait = next - .now
