@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -145,4 +147,20 @@ int yrden_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int capacity,
         events[index] = ready[index].events;
     }
     return count;
+}
+
+int yrden_usable_cpus(void) {
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    FILE *limit = fopen("/sys/fs/cgroup/cpu.max", "re");
+    if (limit) {
+        long long quota = 0, period = 0;
+        // "max 100000" when unlimited: the scan stops at "max" and leaves the quota at 0.
+        if (fscanf(limit, "%lld %lld", &quota, &period) == 2 && quota > 0 && period > 0) {
+            long long allowed = (quota + period - 1) / period;
+            if (allowed < cpus) cpus = (int)allowed;
+        }
+        fclose(limit);
+    }
+    return cpus > 0 ? cpus : 1;
 }

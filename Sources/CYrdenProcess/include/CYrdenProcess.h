@@ -47,4 +47,7 @@ int yrden_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token);
 /// epoll_wait into two parallel arrays of up to `capacity` entries; returns the count, or -1 with errno.
 int yrden_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int capacity, int timeout_ms);
 
+/// The CPUs this process may run on at once: its affinity mask, lowered by a cgroup v2 CPU quota; at least 1.
+int yrden_usable_cpus(void);
+
 #endif
