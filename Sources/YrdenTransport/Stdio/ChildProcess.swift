@@ -46,6 +46,8 @@ final class ChildProcess: Sendable {
         var stdout: PipeReader.Receiver
         /// stdout reached end of file while the child may still run.
         var stdoutEnded: @Sendable () -> Void
+        /// The child stopped reading its stdin (closed it or died) while frames were written to it.
+        var stdinBroken: @Sendable () -> Void
         var stderr: PipeReader.Receiver
         /// The child has been reaped; what it wrote before has been delivered.
         var exited: @Sendable (ExitStatus) -> Void
@@ -83,7 +85,7 @@ final class ChildProcess: Sendable {
         self.pidfd = pidfd
         self.reactor = reactor
         self.exited = events.exited
-        stdin = PipeWriter(fd: pipes.stdin, reactor: reactor)
+        stdin = PipeWriter(fd: pipes.stdin, reactor: reactor, onBroken: events.stdinBroken)
         stdout = PipeReader(
             fd: pipes.stdout,
             maxLineBytes: limits.stdout,

@@ -12,7 +12,9 @@ import Glibc
 /// only append under the lock and return, so concurrent calls to one server never wait on each other's system
 /// calls (under load, many frames go out in one `write` and wake the child once). When the pipe is full the rest
 /// goes to the ``ProcessReactor``, which drains it as the pipe becomes writable, so a child that stops reading
-/// cannot stall the gateway, frames keep their order, and no thread waits on any one child.
+/// cannot stall the gateway, frames keep their order, and no thread waits on any one child. Frames sent from the
+/// reactor's own thread (requests it read from HTTP clients) are queued until the end of its pass and go out
+/// together: under load one `write` and one wake-up of the child carry a whole pass's requests.
 final class PipeWriter: Sendable {
     private struct State {
         var queue: [UInt8] = []
@@ -33,75 +35,110 @@ final class PipeWriter: Sendable {
     private let state = Mutex(State())
     /// Beyond this much unsent data the child is considered stuck and sends fail.
     private let maxQueuedBytes: Int
+    /// Called once when nobody reads the pipe any more, whichever write found out.
+    private let onBroken: @Sendable () -> Void
     /// Rounds one sender writes for others before it hands what is left to the reactor, so a steady stream of
     /// other senders' frames cannot keep one caller here.
     private static let maxRounds = 8
 
-    init(fd: Int32, reactor: ProcessReactor, maxQueuedBytes: Int = 64 << 20) {
+    init(
+        fd: Int32,
+        reactor: ProcessReactor,
+        maxQueuedBytes: Int = 64 << 20,
+        onBroken: @escaping @Sendable () -> Void = {}
+    ) {
         self.fd = fd
         self.reactor = reactor
         self.maxQueuedBytes = maxQueuedBytes
+        self.onBroken = onBroken
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
 
     /// What became of a frame given to ``write(_:)``.
     enum Outcome: Equatable {
+        /// Written or queued; should the pipe turn out broken, `onBroken` says so.
         case accepted
-        /// Nobody reads the pipe any more: the child closed its input or has gone.
-        case broken
         /// The pipe was closed here, or the child stopped reading with too much queued.
         case refused
     }
 
     /// Writes `bytes`, or queues them behind the frames already on their way.
     func write(_ bytes: [UInt8]) -> Outcome {
-        let mustWrite: Outcome? = state.withLock { state in
+        let onLoop = reactor.isCurrentThread
+        let admission = state.withLock { state -> Admission in
             guard !state.closed else { return .refused }
             guard state.idle else {
                 guard state.queue.count + bytes.count <= maxQueuedBytes else { return .refused }
                 state.queue.append(contentsOf: bytes)
-                return .accepted
+                return .queued
             }
             state.writing = true
-            return nil
+            guard onLoop else { return .writeNow }
+            state.queue.append(contentsOf: bytes)
+            return .writeAtEndOfPass
         }
-        if let mustWrite { return mustWrite }
-        return writeAsWriter(bytes)
+        switch admission {
+        case .refused: return .refused
+        case .queued: break
+        case .writeNow: writeAsWriter(bytes)
+        case .writeAtEndOfPass: reactor.atEndOfPass { [self] in writeQueued() }
+        }
+        return .accepted
+    }
+
+    private enum Admission {
+        case refused
+        /// Behind a writer, who writes it.
+        case queued
+        /// This sender is the writer.
+        case writeNow
+        /// The first frame of the reactor's pass: the reactor writes it, and what follows it, when the pass ends.
+        case writeAtEndOfPass
+    }
+
+    /// Writes what senders on the reactor's thread queued during its pass. Reactor thread only.
+    private func writeQueued() {
+        let batch = state.withLock { state in
+            defer { state.queue = [] }
+            return state.queue
+        }
+        writeAsWriter(batch)
     }
 
     /// The writer's rounds: `bytes` first, then what others queued, until nothing is left, the pipe is full
     /// (the reactor takes over) or it broke.
-    private func writeAsWriter(_ first: [UInt8]) -> Outcome {
+    private func writeAsWriter(_ first: [UInt8]) {
         var batch = first
         var rounds = 0
         while true {
             let written = batch.withUnsafeBytes { writeSome($0) }
             rounds += 1
-            let next: (outcome: Outcome, more: [UInt8]?, arm: Bool, close: Bool) = state.withLock { state in
+            let next: (broken: Bool, more: [UInt8]?, arm: Bool, close: Bool) = state.withLock { state in
                 if written < 0 {
                     state.writing = false
                     state.closed = true
                     state.queue.removeAll()
-                    return (.broken, nil, false, true)
+                    return (true, nil, false, true)
                 }
                 if written < batch.count || (rounds >= Self.maxRounds && !state.queue.isEmpty) {
                     // The pipe is full, or this sender has written enough for others: the reactor finishes.
                     state.queue.insert(contentsOf: batch[written...], at: 0)
                     state.writing = false
                     state.flushing = true
-                    return (.accepted, nil, true, false)
+                    return (false, nil, true, false)
                 }
                 guard state.queue.isEmpty else {
                     defer { state.queue = [] }
-                    return (.accepted, state.queue, false, false)
+                    return (false, state.queue, false, false)
                 }
                 state.writing = false
                 // `close()` or `abandon()` came while this sender wrote: the descriptor is for it to close.
-                return (.accepted, nil, false, state.closed)
+                return (false, nil, false, state.closed)
             }
+            if next.broken { onBroken() }
             if next.arm { reactor.perform { [self] in armWritable() } }
             if next.close { reactor.perform { [self] in closeDescriptor() } }
-            guard let more = next.more else { return next.outcome }
+            guard let more = next.more else { return }
             batch = more
         }
     }
@@ -163,20 +200,21 @@ final class PipeWriter: Sendable {
     /// thread only; while `flushing` no sender writes, so the queue is this thread's to write.
     private func writable(_ events: UInt32) {
         let broken = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
-        let next = state.withLock { state -> (rearm: Bool, close: Bool) in
-            guard !state.fdClosed else { return (false, false) }
+        let next = state.withLock { state -> (rearm: Bool, close: Bool, broken: Bool) in
+            guard !state.fdClosed else { return (false, false, false) }
             let written = broken ? -1 : state.queue.withUnsafeBytes { writeSome($0) }
             if written < 0 {
                 state.closed = true
                 state.flushing = false
                 state.queue.removeAll()
-                return (false, true)
+                return (false, true, true)
             }
             state.queue.removeFirst(written)
-            if !state.queue.isEmpty { return (true, false) }
+            if !state.queue.isEmpty { return (true, false, false) }
             state.flushing = false
-            return (false, state.closed)
+            return (false, state.closed, false)
         }
+        if next.broken { onBroken() }
         if next.rearm { armWritable() }
         if next.close { closeDescriptor() }
     }

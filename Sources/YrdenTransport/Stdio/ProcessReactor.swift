@@ -38,6 +38,8 @@ final class ProcessReactor: Sendable {
 
     private struct State {
         var jobs: [Job] = []
+        /// Run once this pass has handled its events, before the loop polls or sleeps again.
+        var endOfPass: [Job] = []
         var drivers: [Int32: Driver] = [:]
         var handlers: [UInt64: Handler] = [:]
         var nextToken: UInt64 = 1
@@ -120,6 +122,12 @@ final class ProcessReactor: Sendable {
         }
         done.wait()
         return result.withLock { $0! }
+    }
+
+    /// Runs `job` once the current pass has handled its events, before the loop waits again: work the pass's
+    /// events each add to (frames for one child) is then done once. Reactor thread only.
+    func atEndOfPass(_ job: @escaping Job) {
+        state.withLock { $0.endOfPass.append(job) }
     }
 
     /// Runs `job` on the reactor thread once `delay` has passed.
@@ -284,9 +292,10 @@ final class ProcessReactor: Sendable {
                     handler(events[index])
                 }
             }
-            runJobs()
+            runAll(\.jobs)
             runDueTimers()
             runDueDrivers()
+            runAll(\.endOfPass)
         }
     }
 
@@ -300,11 +309,12 @@ final class ProcessReactor: Sendable {
         return 0
     }
 
-    private func runJobs() {
+    /// Runs the jobs of `queue` until it stays empty: a job may add more.
+    private func runAll(_ queue: WritableKeyPath<State, [Job]>) {
         while true {
             let jobs = state.withLock { state -> [Job] in
-                defer { state.jobs.removeAll(keepingCapacity: true) }
-                return state.jobs
+                defer { state[keyPath: queue].removeAll(keepingCapacity: true) }
+                return state[keyPath: queue]
             }
             if jobs.isEmpty { return }
             jobs.forEach { $0() }

@@ -7,8 +7,6 @@
 /// rather than waiting for a timeout.
 package final class StdioChannel: UpstreamChannel {
     private let process: ChildProcess
-    /// The child's input broke: closes the channel after the exit grace, unless its exit does first.
-    private let inputEnded: @Sendable () -> Void
 
     /// Lines longer than this are dropped: no MCP message needs 64 MiB, and memory must stay bounded.
     static let maxLineBytes = 64 << 20
@@ -45,6 +43,11 @@ package final class StdioChannel: UpstreamChannel {
             stdoutEnded: {
                 reactor.after(Self.exitGrace) { reportClosed("closed its stdout") }
             },
+            // Like the end of its stdout: the channel closes after the exit grace (naming the exit if it comes
+            // first), and the requests written meanwhile fail with it.
+            stdinBroken: {
+                reactor.after(Self.exitGrace) { reportClosed("closed its input") }
+            },
             stderr: { piece, _ in
                 switch piece {
                 case .line(let line): handler.log(String(decoding: line, as: UTF8.self))
@@ -61,7 +64,6 @@ package final class StdioChannel: UpstreamChannel {
             }
         }
         process = try started.get()
-        inputEnded = { reactor.after(Self.exitGrace) { reportClosed("closed its input") } }
     }
 
     package var processID: Int32 { process.pid }
@@ -72,10 +74,6 @@ package final class StdioChannel: UpstreamChannel {
         switch process.stdin.write(line) {
         case .accepted:
             return
-        case .broken:
-            // Like the end of its stdout: the channel closes, naming the exit once it is known, and this frame's
-            // request fails with it.
-            inputEnded()
         case .refused:
             if let status = process.exitStatus { throw UpstreamError(.process, "the server process \(status)") }
             throw UpstreamError(.process, "the server process is not reading its input")
