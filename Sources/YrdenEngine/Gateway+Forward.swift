@@ -68,9 +68,12 @@ extension Gateway {
         isToolCall: Bool = false,
         headers: [(name: String, value: String)] = []
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
-        guard let link = context.snapshot.links[server] else { throw .internalError("no server \(server)") }
-        guard let client = link.client, link.state.isConnected else {
-            throw .upstreamUnavailable(Self.notConnectedMessage(server, link.state), server: server)
+        // The few fields a call needs, not the whole link: copying it costs a retain of each of its parts.
+        guard let state = context.snapshot.links[server]?.state,
+            let timeouts = context.snapshot.links[server]?.spec.timeouts
+        else { throw .internalError("no server \(server)") }
+        guard let client = context.snapshot.links[server]?.client, state.isConnected else {
+            throw .upstreamUnavailable(Self.notConnectedMessage(server, state), server: server)
         }
         var forwarded = params?.objectValue ?? [:]
         var meta = forwarded["_meta"]?.objectValue ?? [:]
@@ -84,7 +87,6 @@ extension Gateway {
                 related(.notification(JSONRPCNotification(method: MCPMethod.progress, params: .object(progress))))
             }
         }
-        let timeouts = link.spec.timeouts
         let timeout = isToolCall ? timeouts.toolCall : timeouts.request
         // What the upstream asks during the call goes to this client, on the call's own stream. A 2026-07-28
         // client's relay only refuses (with the reason), so it has one with or without a stream.
@@ -153,7 +155,8 @@ extension Gateway {
                 duration: .now - started,
                 failure: error.kind
             )
-            let reason = ServerSecrets(link.spec).scrub(error.message)
+            let spec = context.snapshot.links[server]?.spec
+            let reason = spec.map { ServerSecrets($0).scrub(error.message) } ?? error.message
             throw .upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server)
         }
     }

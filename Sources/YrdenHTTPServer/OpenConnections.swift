@@ -84,16 +84,19 @@ struct OpenConnections<Key: Hashable> {
 
     /// The request is complete (or refused) and with the server from now on.
     mutating func requestHandedOver(_ key: Key) {
-        entries[key]?.busy = true
-        entries[key]?.halfClosedSweeps = 0
-        entries[key]?.leftReported = false
+        guard var entry = entries[key] else { return }
+        entry.busy = true
+        entry.halfClosedSweeps = 0
+        entry.leftReported = false
+        entries[key] = entry
     }
 
     /// The answer is sent (or the request ended otherwise): the connection waits for its next request.
     mutating func requestFinished(_ key: Key, at now: ContinuousClock.Instant) {
-        guard entries[key] != nil else { return }
-        entries[key]!.busy = false
-        entries[key]!.waitingSince = now
+        guard var entry = entries[key] else { return }
+        entry.busy = false
+        entry.waitingSince = now
+        entries[key] = entry
     }
 
     // MARK: The sweep
@@ -107,8 +110,9 @@ struct OpenConnections<Key: Hashable> {
 
     /// Records that the client of busy connection `key` left; true the first time, when it is to be reported.
     mutating func clientLeft(_ key: Key) -> Bool {
-        guard let entry = entries[key], entry.busy, !entry.leftReported else { return false }
-        entries[key]!.leftReported = true
+        guard var entry = entries[key], entry.busy, !entry.leftReported else { return false }
+        entry.leftReported = true
+        entries[key] = entry
         return true
     }
 

@@ -27,7 +27,8 @@ enum MediaTypeRules {
     /// Whether a `Content-Type` names JSON; parameters such as `charset` are allowed.
     static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
-        return essence(contentType) == json
+        // What nearly every client sends, checked before taking the value apart.
+        return contentType == json || essence(contentType) == json
     }
 
     /// The media ranges of an `Accept` value, lowercased, without those of quality zero.

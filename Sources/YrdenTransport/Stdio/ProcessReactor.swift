@@ -29,8 +29,9 @@ final class ProcessReactor: Sendable {
         var job: Job
     }
 
-    /// Another event source run on this thread (an HTTP server without threads of its own), by its descriptor.
+    /// Another event source run on this thread (an HTTP server without threads of its own).
     private struct Driver {
+        var fd: Int32
         var token: UInt64
         var turn: @Sendable () -> Duration?
         var due: ContinuousClock.Instant?
@@ -40,7 +41,9 @@ final class ProcessReactor: Sendable {
         var jobs: [Job] = []
         /// Run once this pass has handled its events, before the loop polls or sleeps again.
         var endOfPass: [Job] = []
-        var drivers: [Int32: Driver] = [:]
+        /// A few (one per HTTP listener), searched rather than hashed: a mutation through a dictionary's
+        /// optional subscript allocates, and these change several times per request.
+        var drivers: [Driver] = []
         var handlers: [UInt64: Handler] = [:]
         var nextToken: UInt64 = 1
         var timers: [Timer] = []
@@ -174,7 +177,10 @@ final class ProcessReactor: Sendable {
                 return String(cString: strerror(errno))
             }
             // A first run at once: whatever became ready before the watch is not missed.
-            state.withLock { $0.drivers[fd] = Driver(token: token, turn: turn, due: .now) }
+            state.withLock { state in
+                state.drivers.removeAll { $0.fd == fd }
+                state.drivers.append(Driver(fd: fd, token: token, turn: turn, due: .now))
+            }
             return nil
         }
         if let failure { throw UpstreamError(.process, "cannot watch descriptor \(fd): \(failure)") }
@@ -183,7 +189,10 @@ final class ProcessReactor: Sendable {
     /// Ends the drive of `fd`, then runs `last` on this thread; returns once it has run. Any thread.
     func stopDriving(_ fd: Int32, then last: @escaping @Sendable () -> Void) {
         performAndWait { [self] in
-            if let driver = state.withLock({ $0.drivers.removeValue(forKey: fd) }) { unwatch(driver.token, fd: fd) }
+            let driver = state.withLock { state in
+                state.drivers.firstIndex { $0.fd == fd }.map { state.drivers.remove(at: $0) }
+            }
+            if let driver { unwatch(driver.token, fd: fd) }
             last()
         }
     }
@@ -191,7 +200,8 @@ final class ProcessReactor: Sendable {
     /// Has every drive run soon: at the end of this pass on this thread, else right after waking the loop.
     func wakeDrivers() {
         state.withLock { state in
-            for fd in state.drivers.keys { state.drivers[fd]?.due = .now }
+            let now = ContinuousClock.now
+            for index in state.drivers.indices { state.drivers[index].due = now }
         }
         if !isCurrentThread {
             var one: UInt64 = 1
@@ -201,22 +211,24 @@ final class ProcessReactor: Sendable {
 
     private func runDriver(_ fd: Int32) {
         let turn = state.withLock { state -> (@Sendable () -> Duration?)? in
-            state.drivers[fd]?.due = nil
-            return state.drivers[fd]?.turn
+            guard let index = state.drivers.firstIndex(where: { $0.fd == fd }) else { return nil }
+            state.drivers[index].due = nil
+            return state.drivers[index].turn
         }
         guard let turn else { return }
         let next = turn().map { ContinuousClock.now + $0 }
-        // A wake during the turn (a connection resumed by its own callback) keeps its earlier time.
         state.withLock { state in
-            guard let woken = state.drivers[fd]?.due else { return state.drivers[fd]?.due = next }
-            state.drivers[fd]?.due = next.map { min($0, woken) } ?? woken
+            guard let index = state.drivers.firstIndex(where: { $0.fd == fd }) else { return }
+            // A wake during the turn (a connection resumed by its own callback) keeps its earlier time.
+            let woken = state.drivers[index].due
+            state.drivers[index].due = woken.map { woken in next.map { min($0, woken) } ?? woken } ?? next
         }
     }
 
     private func runDueDrivers() {
         let now = ContinuousClock.now
         let due = state.withLock { state in
-            state.drivers.compactMap { $0.value.due.map { $0 <= now } == true ? $0.key : nil }
+            state.drivers.compactMap { $0.due.map { $0 <= now } == true ? $0.fd : nil }
         }
         due.forEach(runDriver)
     }
@@ -292,10 +304,10 @@ final class ProcessReactor: Sendable {
                     handler(events[index])
                 }
             }
-            runAll(\.jobs)
+            runAll { $0.jobs.takeAll() }
             runDueTimers()
             runDueDrivers()
-            runAll(\.endOfPass)
+            runAll { $0.endOfPass.takeAll() }
         }
     }
 
@@ -309,13 +321,10 @@ final class ProcessReactor: Sendable {
         return 0
     }
 
-    /// Runs the jobs of `queue` until it stays empty: a job may add more.
-    private func runAll(_ queue: WritableKeyPath<State, [Job]>) {
+    /// Runs the jobs `take` removes from the state until it finds none: a job may add more.
+    private func runAll(_ take: (inout State) -> [Job]) {
         while true {
-            let jobs = state.withLock { state -> [Job] in
-                defer { state[keyPath: queue].removeAll(keepingCapacity: true) }
-                return state[keyPath: queue]
-            }
+            let jobs = state.withLock { take(&$0) }
             if jobs.isEmpty { return }
             jobs.forEach { $0() }
         }
@@ -336,7 +345,7 @@ final class ProcessReactor: Sendable {
         let next = state.withLock { state -> ContinuousClock.Instant? in
             guard state.jobs.isEmpty else { return .now }
             var next = state.timers.lazy.map(\.deadline).min()
-            for due in state.drivers.values.lazy.compactMap(\.due) where next.map({ due < $0 }) ?? true { next = due }
+            for due in state.drivers.lazy.compactMap(\.due) where next.map({ due < $0 }) ?? true { next = due }
             return next
         }
         guard let next else { return 1000 }
@@ -344,5 +353,14 @@ final class ProcessReactor: Sendable {
         if wait <= .zero { return 0 }
         let (seconds, attoseconds) = wait.components
         return Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 1000))
+    }
+}
+
+extension Array {
+    /// The elements, leaving the array empty without copying them.
+    fileprivate mutating func takeAll() -> [Element] {
+        var taken: [Element] = []
+        swap(&taken, &self)
+        return taken
     }
 }
