@@ -31,8 +31,17 @@ package struct JSONObject: Sendable, Sequence {
         for (key, value) in pairs { self[key] = value }
     }
 
-    /// Appends without checking for a duplicate key; the parser uses it, where duplicates keep the last value
-    /// visible through `subscript` because lookup finds the last occurrence.
+    /// The parser's object, allocated at its exact size. Duplicate keys are all kept; the last one is the one
+    /// visible through `subscript`, since lookup finds the last occurrence.
+    init(parsed pairs: ArraySlice<Element>) {
+        members = []
+        members.reserveCapacity(pairs.count)
+        for pair in pairs { members.append(Member(key: pair.key, value: pair.value)) }
+        index = nil
+        rebuildIndex()
+    }
+
+    /// Appends without checking for a duplicate key (the caller knows there is none).
     mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         members.append(Member(key: key, value: value))
         if index != nil {

@@ -32,6 +32,14 @@ struct JSONParser {
     private var index = 0
     private var depth = 0
     private static let maxDepth = 512
+    /// The members and elements of the objects and arrays open at the moment, innermost last. Each container
+    /// is made once, at its exact size, from its own part of these stacks: grown one append at a time it was
+    /// allocated two or three times, and kept up to half of its capacity unused for as long as it was held
+    /// (every tool schema of every server).
+    private var members: [JSONObject.Element] = []
+    private var elements: [JSONValue] = []
+    /// Enough for a request's objects without growing the stack.
+    private static let initialStackCapacity = 32
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -91,12 +99,13 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var object = JSONObject()
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(object)
+            return .object(JSONObject())
         }
+        let base = members.count
+        if members.capacity == 0 { members.reserveCapacity(Self.initialStackCapacity) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -105,13 +114,15 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
-            object.appendUnchecked(key, try parseValue())
+            members.append((key, try parseValue()))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
+                let object = JSONObject(parsed: members[base...])
+                members.removeSubrange(base...)
                 return .object(object)
             } else {
                 throw fail("expected ',' or '}'")
@@ -123,21 +134,26 @@ struct JSONParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var array: [JSONValue] = []
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(array)
+            return .array([])
         }
+        let base = elements.count
+        if elements.capacity == 0 { elements.reserveCapacity(Self.initialStackCapacity) }
         while true {
             skipWhitespace()
-            array.append(try parseValue())
+            elements.append(try parseValue())
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "]") {
                 index += 1
+                var array: [JSONValue] = []
+                array.reserveCapacity(elements.count - base)
+                array.append(contentsOf: elements[base...])
+                elements.removeSubrange(base...)
                 return .array(array)
             } else {
                 throw fail("expected ',' or ']'")
