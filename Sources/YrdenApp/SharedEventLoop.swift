@@ -15,8 +15,8 @@ struct SharedEventLoop: HTTPEventLoop {
         try loop.drive(descriptor, turn)
     }
 
-    func wake() {
-        loop.wake()
+    func wake(_ descriptor: Int32) {
+        loop.wake(descriptor)
     }
 
     func stopDriving(_ descriptor: Int32, then last: @escaping @Sendable () -> Void) {

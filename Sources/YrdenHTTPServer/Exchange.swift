@@ -36,9 +36,9 @@ final class Exchange: Sendable {
     let connection: ConnectionHandle
     private let locked: Mutex<Locked>
     /// The loop that runs libmicrohttpd when it has no threads of its own, told of every resume.
-    private let loop: (any HTTPEventLoop)?
+    private let loop: LoopWaker?
 
-    init(connection: ConnectionHandle, maxBodyBytes: Int, loop: (any HTTPEventLoop)? = nil) {
+    init(connection: ConnectionHandle, maxBodyBytes: Int, loop: LoopWaker? = nil) {
         self.connection = connection
         self.locked = Mutex(Locked(state: ExchangeState(maxBodyBytes: maxBodyBytes)))
         self.loop = loop

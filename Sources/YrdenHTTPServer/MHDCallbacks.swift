@@ -15,7 +15,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         let exchange = Exchange(
             connection: ConnectionHandle(raw: connection),
             maxBodyBytes: core.maxBodyBytes,
-            loop: core.eventLoop
+            loop: core.loopWaker
         )
         conCls.pointee = Unmanaged.passRetained(exchange).toOpaque()
         if let refusal = exchange.begin(declaredLength: MHDRequest.declaredLength(connection)) {

@@ -84,6 +84,8 @@ final class ServerCore: Sendable {
     let logger: Logger
     /// The loop that runs libmicrohttpd when it has no threads of its own.
     let eventLoop: (any HTTPEventLoop)?
+    /// What a resumed connection asks of that loop.
+    let loopWaker: LoopWaker?
     /// Every open connection, and the timer that closes those held without a complete request.
     let connections: ConnectionSweeper
     let handlers = HandlerTasks()
@@ -99,6 +101,7 @@ final class ServerCore: Sendable {
     ) {
         self.maxBodyBytes = maxBodyBytes
         self.eventLoop = eventLoop
+        self.loopWaker = eventLoop.map(LoopWaker.init)
         self.logger = logger
         self.handler = handler
         self.connections = ConnectionSweeper(requestTimeout: requestTimeout, logger: logger)
@@ -106,6 +109,7 @@ final class ServerCore: Sendable {
     }
 
     func attach(_ daemon: DaemonHandle) {
+        loopWaker?.attach(daemon.descriptor)
         locked.withLock { $0.daemon = daemon }
     }
 

@@ -129,7 +129,7 @@ private struct LoopAdapter: HTTPEventLoop {
     func drive(_ descriptor: Int32, _ turn: @escaping @Sendable () -> Duration?) throws {
         try loop.drive(descriptor, turn)
     }
-    func wake() { loop.wake() }
+    func wake(_ descriptor: Int32) { loop.wake(descriptor) }
     func stopDriving(_ descriptor: Int32, then last: @escaping @Sendable () -> Void) {
         loop.stopDriving(descriptor, then: last)
     }

@@ -15,9 +15,9 @@ package struct ProcessEventLoop: Sendable {
         try reactor.drive(descriptor, turn)
     }
 
-    /// Has every drive run soon, from any thread.
-    package func wake() {
-        reactor.wakeDrivers()
+    /// Has the drive of `descriptor` run soon (every drive for a negative one), from any thread.
+    package func wake(_ descriptor: Int32) {
+        reactor.wakeDriver(descriptor)
     }
 
     /// Ends the drive of `descriptor`, then runs `last` on the loop's thread; returns once it has run.

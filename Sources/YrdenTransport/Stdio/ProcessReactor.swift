@@ -197,11 +197,14 @@ final class ProcessReactor: Sendable {
         }
     }
 
-    /// Has every drive run soon: at the end of this pass on this thread, else right after waking the loop.
-    func wakeDrivers() {
+    /// Has the drive of `fd` (every drive for a negative one) run soon: at the end of this pass on this thread,
+    /// else right after waking the loop.
+    func wakeDriver(_ fd: Int32) {
         state.withLock { state in
             let now = ContinuousClock.now
-            for index in state.drivers.indices { state.drivers[index].due = now }
+            for index in state.drivers.indices where fd < 0 || state.drivers[index].fd == fd {
+                state.drivers[index].due = now
+            }
         }
         if !isCurrentThread {
             var one: UInt64 = 1
