@@ -10,6 +10,11 @@ enum CanonicalJSON {
         hex(SHA256.hash(data: bytes(value)))
     }
 
+    /// SHA-256 of `value`'s canonical bytes.
+    static func sha256Digest(_ value: JSONValue) -> SHA256.Digest {
+        SHA256.hash(data: bytes(value))
+    }
+
     /// SHA-256 of `bytes`, lowercase hex.
     static func sha256(bytes: [UInt8]) -> String {
         hex(SHA256.hash(data: bytes))

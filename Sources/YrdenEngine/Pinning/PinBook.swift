@@ -88,13 +88,13 @@ package struct PinBook: Sendable, Hashable {
             }
             let before = pin
             pin.unlistedAt = nil
-            if tool.digest == pin.pinned.digest {
+            if tool.sha256 == pin.pinned.sha256 {
                 if let dropped = pin.pending {
                     pin.pending = nil
                     pin.changedAt = nil
                     observation.changes.append(PinChange(server, .reverted, from: dropped, to: pin.pinned))
                 }
-            } else if tool.digest != pin.pending?.digest {
+            } else if tool.sha256 != pin.pending?.sha256 {
                 pin.pending = tool
                 pin.changedAt = now
                 observation.changes.append(PinChange(server, .changed, from: pin.pinned, to: tool))

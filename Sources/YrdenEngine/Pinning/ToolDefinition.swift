@@ -16,22 +16,83 @@ import YrdenProtocol
 package struct ToolDefinition: Sendable, Hashable {
     package static let pinnedFields = ["name", "title", "description", "inputSchema", "outputSchema", "annotations"]
 
-    /// The pinned fields the tool has, as it listed them.
-    package let fields: JSONObject
-    /// SHA-256 of ``fields`` in canonical JSON, lowercase hex.
-    package let digest: String
+    /// The tool as it was listed (or read from the pin file): the listing's own object, shared with it rather
+    /// than copied, since a pin is held for every tool of every server.
+    private let tool: JSONObject
+    /// SHA-256 of the pinned fields in canonical JSON.
+    package let sha256: PinDigest
 
-    /// The definition of `tool` as a server listed it (any other field is dropped).
+    /// The definition of `tool` as a server listed it; only the pinned fields count.
     package init(tool: JSONObject) {
-        var fields = JSONObject()
-        for field in Self.pinnedFields {
-            if let value = tool[field] { fields[field] = value }
-        }
-        self.fields = fields
-        digest = CanonicalJSON.sha256(.object(fields))
+        self.tool = tool
+        sha256 = PinDigest(CanonicalJSON.sha256Digest(.object(Self.pinnedFields(of: tool))))
     }
 
-    package var name: String { fields["name"]?.stringValue ?? "" }
+    /// The pinned fields the tool has, as it listed them.
+    package var fields: JSONObject { Self.pinnedFields(of: tool) }
+
+    /// A pinned field's value; `nil` for any other field.
+    package subscript(field: String) -> JSONValue? {
+        Self.pinnedFields.contains(field) ? tool[field] : nil
+    }
+
+    /// ``sha256`` as lowercase hex: how operators and the API name a definition.
+    package var digest: String { sha256.hex }
+
+    package var name: String { tool["name"]?.stringValue ?? "" }
 
     package var json: JSONValue { .object(fields) }
+
+    /// Two definitions are the same when their pinned fields are: what else a listing carries does not count.
+    package static func == (lhs: ToolDefinition, rhs: ToolDefinition) -> Bool {
+        lhs.sha256 == rhs.sha256
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(sha256)
+    }
+
+    private static func pinnedFields(of tool: JSONObject) -> JSONObject {
+        var fields = JSONObject()
+        for field in pinnedFields {
+            if let value = tool[field] { fields[field] = value }
+        }
+        return fields
+    }
+}
+
+/// A SHA-256 digest held as its 32 bytes: as a hex string it cost a heap allocation for every pinned tool.
+package struct PinDigest: Sendable, Hashable {
+    private let words: (high: UInt64, highMiddle: UInt64, lowMiddle: UInt64, low: UInt64)
+
+    init(_ bytes: some Sequence<UInt8>) {
+        var words: [UInt64] = [0, 0, 0, 0]
+        for (position, byte) in bytes.enumerated() where position < 32 {
+            words[position / 8] = words[position / 8] << 8 | UInt64(byte)
+        }
+        self.words = (words[0], words[1], words[2], words[3])
+    }
+
+    package var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for word in [words.high, words.highMiddle, words.lowMiddle, words.low] {
+            for shift in stride(from: 60, through: 0, by: -4) {
+                text.append(digits[Int((word >> UInt64(shift)) & 0x0F)])
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    package static func == (lhs: PinDigest, rhs: PinDigest) -> Bool {
+        lhs.words == rhs.words
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(words.high)
+        hasher.combine(words.highMiddle)
+        hasher.combine(words.lowMiddle)
+        hasher.combine(words.low)
+    }
 }

@@ -37,8 +37,8 @@ package struct ToolDefinitionDiff: Sendable, Hashable {
 
     package init(from old: ToolDefinition, to new: ToolDefinition) {
         for field in ToolDefinition.pinnedFields {
-            let before = old.fields[field]
-            let after = new.fields[field]
+            let before = old[field]
+            let after = new[field]
             guard before != after else { continue }
             fields.append(field)
             if Self.textFields.contains(field) {
