@@ -229,6 +229,30 @@ import YrdenProtocol
         await client.close()
     }
 
+    /// Frames the loop's own thread sends wait for the end of its pass and go out in one write: all of them, in
+    /// the order they were sent, one larger than the pipe among them, even with a sender on another thread.
+    @Test func framesSentFromTheLoopGoOutTogetherAndInOrder() async throws {
+        let lines = Mutex<[String]>([])
+        let (client, channel) = try connect { line in lines.withLock { $0.append(line) } }
+        let large = String(repeating: "z", count: 200 << 10)
+        let frame = { @Sendable (method: String) in
+            Array(#"{"jsonrpc":"2.0","id":"\#(method)","method":"\#(method)","params":{"s":"\#(large)"}}"#.utf8)
+        }
+        let reactor = try ProcessReactor.running()
+        reactor.performAndWait {
+            for index in 0..<40 { try? channel.send(frame("loop\(index)")) }
+        }
+        try channel.send(frame("other"))
+        let expected = (0..<40).map { "got loop\($0)" }
+        for _ in 0..<250 where lines.withLock({ $0.filter { $0.hasPrefix("got ") }.count }) < 41 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let received = lines.withLock { $0.filter { $0.hasPrefix("got loop") } }
+        #expect(received == expected)
+        #expect(lines.withLock { $0.contains("got other") })
+        await client.close()
+    }
+
     @Test func aMissingCommandFailsClearly() {
         do {
             _ = try StdioChannel(
