@@ -7,7 +7,7 @@ import YrdenProtocol
 enum CanonicalJSON {
     /// SHA-256 of `value`'s canonical bytes, lowercase hex.
     static func sha256(_ value: JSONValue) -> String {
-        hex(SHA256.hash(data: bytes(value)))
+        hex(sha256Digest(value))
     }
 
     /// SHA-256 of `value`'s canonical bytes.
@@ -26,7 +26,7 @@ enum CanonicalJSON {
         return bytes
     }
 
-    private static func hex(_ digest: SHA256.Digest) -> String {
+    static func hex(_ digest: SHA256.Digest) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)

@@ -1,3 +1,4 @@
+import Crypto
 import YrdenProtocol
 
 /// What a tool tells a model about itself, and its digest: what pinning compares.
@@ -19,13 +20,14 @@ package struct ToolDefinition: Sendable, Hashable {
     /// The tool as it was listed (or read from the pin file): the listing's own object, shared with it rather
     /// than copied, since a pin is held for every tool of every server.
     private let tool: JSONObject
-    /// SHA-256 of the pinned fields in canonical JSON.
-    package let sha256: PinDigest
+    /// SHA-256 of the pinned fields in canonical JSON, as its 32 bytes: as a hex string it cost a heap
+    /// allocation for every pinned tool.
+    package let sha256: SHA256.Digest
 
     /// The definition of `tool` as a server listed it; only the pinned fields count.
     package init(tool: JSONObject) {
         self.tool = tool
-        sha256 = PinDigest(CanonicalJSON.sha256Digest(.object(Self.pinnedFields(of: tool))))
+        sha256 = CanonicalJSON.sha256Digest(.object(Self.pinnedFields(of: tool)))
     }
 
     /// The pinned fields the tool has, as it listed them.
@@ -37,7 +39,7 @@ package struct ToolDefinition: Sendable, Hashable {
     }
 
     /// ``sha256`` as lowercase hex: how operators and the API name a definition.
-    package var digest: String { sha256.hex }
+    package var digest: String { CanonicalJSON.hex(sha256) }
 
     package var name: String { tool["name"]?.stringValue ?? "" }
 
@@ -58,41 +60,5 @@ package struct ToolDefinition: Sendable, Hashable {
             if let value = tool[field] { fields[field] = value }
         }
         return fields
-    }
-}
-
-/// A SHA-256 digest held as its 32 bytes: as a hex string it cost a heap allocation for every pinned tool.
-package struct PinDigest: Sendable, Hashable {
-    private let words: (high: UInt64, highMiddle: UInt64, lowMiddle: UInt64, low: UInt64)
-
-    init(_ bytes: some Sequence<UInt8>) {
-        var words: [UInt64] = [0, 0, 0, 0]
-        for (position, byte) in bytes.enumerated() where position < 32 {
-            words[position / 8] = words[position / 8] << 8 | UInt64(byte)
-        }
-        self.words = (words[0], words[1], words[2], words[3])
-    }
-
-    package var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for word in [words.high, words.highMiddle, words.lowMiddle, words.low] {
-            for shift in stride(from: 60, through: 0, by: -4) {
-                text.append(digits[Int((word >> UInt64(shift)) & 0x0F)])
-            }
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    package static func == (lhs: PinDigest, rhs: PinDigest) -> Bool {
-        lhs.words == rhs.words
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(words.high)
-        hasher.combine(words.highMiddle)
-        hasher.combine(words.lowMiddle)
-        hasher.combine(words.low)
     }
 }
