@@ -23,15 +23,32 @@ package enum AtomicFile {
     /// removed and the target is left as it was. A symbolic link at `path` is followed, so the file it points at
     /// is replaced and the link kept.
     package static func write(_ bytes: [UInt8], to path: String, mode: mode_t) throws(StorageError) {
+        try write(to: path, mode: mode) { emit in _ = emit(bytes) }
+    }
+
+    /// Replaces the file at `path`, as ``write(_:to:mode:)`` does, with the pieces `produce` hands to `emit`
+    /// in order: a file of many megabytes is never whole in memory. Once a write has failed, `emit` returns
+    /// false and writes nothing more; the failure is thrown after `produce` returns.
+    package static func write(
+        to path: String,
+        mode: mode_t,
+        _ produce: (_ emit: ([UInt8]) -> Bool) -> Void
+    ) throws(StorageError) {
         let target = followingSymbolicLink(path)
         let (descriptor, temporary) = try createTemporary(beside: target, mode: mode, for: path)
         var placed = false
         defer { if !placed { unlink(temporary) } }
 
         var failedCall: (action: String, errno: Int32)?
-        if !POSIX.writeAll(bytes, to: descriptor) {
-            failedCall = ("write", errno)
-        } else if !POSIX.sync(descriptor) {
+        produce { bytes in
+            guard failedCall == nil else { return false }
+            guard POSIX.writeAll(bytes, to: descriptor) else {
+                failedCall = ("write", errno)
+                return false
+            }
+            return true
+        }
+        if failedCall == nil, !POSIX.sync(descriptor) {
             failedCall = ("flush", errno)
         }
         // close(2) can report a delayed write error (NFS), so its result counts when nothing failed before it.

@@ -58,4 +58,28 @@ import Testing
         #expect(reparsed == value)
         #expect(reparsed.jsonText == value.jsonText)
     }
+
+    @Test func aStreamWritesWhatTheWholeDocumentWouldPieceByPiece() throws {
+        let whole = try JSONValue.parse(
+            #"{"version":1,"servers":{"a":{"x":[1,{"k":"v"}]},"b":{},"c":"\n"},"empty":{}}"#
+        )
+        var stream = PrettyJSONStream()
+        var pieces: [[UInt8]] = []
+        stream.openObject()
+        stream.member("version", 1)
+        stream.openObject("servers")
+        for (key, value) in whole["servers"]?.objectValue ?? JSONObject() {
+            stream.member(key, value)
+            pieces.append(stream.take())
+        }
+        stream.closeObject()
+        stream.openObject("empty")
+        stream.closeObject()
+        #expect(stream.pendingBytes > 0)
+        stream.closeObject()
+        pieces.append(stream.take())
+        #expect(stream.pendingBytes == 0)
+        #expect(pieces.count == 4)
+        #expect(String(decoding: pieces.joined(), as: UTF8.self) == pretty(whole))
+    }
 }

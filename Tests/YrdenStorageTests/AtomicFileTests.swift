@@ -19,6 +19,21 @@ import Testing
         #expect(try scratch.entries() == ["config.json"])
     }
 
+    @Test func aFileWrittenInPiecesHoldsThemInOrder() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.file("pins.json")
+        try AtomicFile.write(bytes("old"), to: path, mode: 0o600)
+        let pieces = (0..<50).map { [UInt8](repeating: UInt8(ascii: "a") + UInt8($0 % 26), count: 10_000) }
+        var accepted: [Bool] = []
+        try AtomicFile.write(to: path, mode: 0o600) { emit in
+            for piece in pieces { accepted.append(emit(piece)) }
+        }
+        #expect(accepted == Array(repeating: true, count: pieces.count))
+        #expect(try AtomicFile.read(path) == Array(pieces.joined()))
+        #expect(try scratch.entries() == ["pins.json"])
+    }
+
     @Test func leftoversOfDeadWritersAreRemovedAndLiveOnesKept() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

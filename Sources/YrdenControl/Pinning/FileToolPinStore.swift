@@ -40,6 +40,8 @@ package struct FileToolPinStore: ToolPinStore {
     }
 
     package func save(_ book: PinBook) throws {
-        try AtomicFile.write(book.json.prettySerialized(), to: path, mode: 0o600)
+        try AtomicFile.write(to: path, mode: 0o600) { emit in
+            book.writePrettyJSON { _ = emit($0) }
+        }
     }
 }

@@ -9,20 +9,39 @@ extension PinBook {
 
     package var json: JSONValue {
         var serverObject = JSONObject()
-        for server in servers.keys.sorted() {
-            var toolObject = JSONObject()
-            let pins = servers[server] ?? [:]
-            for tool in pins.keys.sorted() {
-                guard let pin = pins[tool] else { continue }
-                var entry: JSONObject = ["pinned": pin.pinned.json, "pinnedAt": .double(pin.pinnedAt)]
-                if let pending = pin.pending { entry["pending"] = pending.json }
-                if let changedAt = pin.changedAt { entry["changedAt"] = .double(changedAt) }
-                if let unlistedAt = pin.unlistedAt { entry["unlistedAt"] = .double(unlistedAt) }
-                toolObject[tool] = .object(entry)
-            }
-            serverObject[server] = .object(toolObject)
-        }
+        for server in servers.keys.sorted() { serverObject[server] = .object(pinsJSON(of: server)) }
         return ["version": .int(Self.formatVersion), "servers": .object(serverObject)]
+    }
+
+    /// ``json`` as indented text, handed to `emit` in pieces of about `pieceBytes`: one server's pins are
+    /// built at a time, so saving 10,000 pins never holds their whole tree or text (megabytes each, kept by
+    /// the allocator after the save).
+    package func writePrettyJSON(pieceBytes: Int = 64 * 1024, _ emit: ([UInt8]) -> Void) {
+        var stream = PrettyJSONStream()
+        stream.openObject()
+        stream.member("version", .int(Self.formatVersion))
+        stream.openObject("servers")
+        for server in servers.keys.sorted() {
+            stream.member(server, .object(pinsJSON(of: server)))
+            if stream.pendingBytes >= pieceBytes { emit(stream.take()) }
+        }
+        stream.closeObject()
+        stream.closeObject()
+        emit(stream.take())
+    }
+
+    private func pinsJSON(of server: String) -> JSONObject {
+        var toolObject = JSONObject()
+        let pins = servers[server] ?? [:]
+        for tool in pins.keys.sorted() {
+            guard let pin = pins[tool] else { continue }
+            var entry: JSONObject = ["pinned": pin.pinned.json, "pinnedAt": .double(pin.pinnedAt)]
+            if let pending = pin.pending { entry["pending"] = pending.json }
+            if let changedAt = pin.changedAt { entry["changedAt"] = .double(changedAt) }
+            if let unlistedAt = pin.unlistedAt { entry["unlistedAt"] = .double(unlistedAt) }
+            toolObject[tool] = .object(entry)
+        }
+        return toolObject
     }
 
     /// Reads a saved book; throws naming the first thing that is not as ``json`` writes it.

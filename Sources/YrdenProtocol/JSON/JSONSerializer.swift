@@ -146,7 +146,7 @@ extension JSONValue {
         return output
     }
 
-    private func writePretty(into output: inout [UInt8], indent: Int, depth: Int) {
+    func writePretty(into output: inout [UInt8], indent: Int, depth: Int) {
         switch self {
         case .array(let values) where !values.isEmpty:
             output.append(UInt8(ascii: "["))
@@ -175,7 +175,7 @@ extension JSONValue {
         }
     }
 
-    private static func startLine(into output: inout [UInt8], spaces: Int) {
+    static func startLine(into output: inout [UInt8], spaces: Int) {
         output.append(0x0A)
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: spaces))
     }
