@@ -25,6 +25,36 @@ extension UpstreamConnection {
             // Starting it would only fail later and less clearly (a request without its token).
             return UpstreamError(.config, failure)
         }
+        let opened: Opened
+        switch await openInChildTask() {
+        case .success(let value): opened = value
+        case .failure(let error): return error
+        }
+        let ended = await serve(opened)
+        await shielded { await opened.client.close() }
+        return ended
+    }
+
+    /// What opening a connection leaves for serving it.
+    private struct Opened: Sendable {
+        var client: UpstreamClient
+        var signIn: (any UpstreamSignIn)?
+        var loader: CatalogLoader
+        var catalog: ServerCatalog
+    }
+
+    /// ``open()`` in a child task that has ended when this returns. Signing in, connecting and listing go
+    /// kilobytes deep in async frames, and a task keeps the memory of its deepest stack until it ends: run in
+    /// the task that then serves the connection, that memory would stay for the connection's whole life, for
+    /// each of hundreds of servers.
+    @inline(never)
+    private func openInChildTask() async -> Result<Opened, UpstreamError> {
+        async let opened = open()
+        return await opened
+    }
+
+    /// Signs in, connects and lists; a client opened is closed again if listing fails.
+    private func open() async -> Result<Opened, UpstreamError> {
         let signIn: (any UpstreamSignIn)?
         let client: UpstreamClient
         let handshake: UpstreamHandshake
@@ -32,20 +62,44 @@ extension UpstreamConnection {
             signIn = try await self.signIn()
             (client, handshake) = try await connect(authorizer: signIn?.authorizer)
         } catch {
-            return error
+            return .failure(error)
         }
-        let ended = await serve(client, handshake: handshake, signIn: signIn)
-        await shielded { await client.close() }
-        return ended
+        do throws(UpstreamError) {
+            let (loader, catalog) = try await announce(client, handshake: handshake)
+            return .success(Opened(client: client, signIn: signIn, loader: loader, catalog: catalog))
+        } catch {
+            await shielded { await client.close() }
+            return .failure(error)
+        }
     }
 
-    /// Lists everything, reports the connection, then follows the upstream, pings it and watches its sign-in
-    /// until one of them ends it (or the attempt is closed).
-    private func serve(
+    /// Follows the upstream, pings it and watches its sign-in until one of them ends the connection (or the
+    /// attempt is closed).
+    private func serve(_ opened: Opened) async -> UpstreamError {
+        let (client, signIn, loader, catalog) = (opened.client, opened.signIn, opened.loader, opened.catalog)
+        return await withTaskGroup(of: UpstreamError?.self) { group in
+            group.addTask { [loader] in await self.follow(client, loader: loader, catalog: catalog) }
+            group.addTask { await self.keepPinging(client) }
+            if let signIn {
+                group.addTask {
+                    await signIn.invalidated()
+                    guard !Task.isCancelled else { return nil }
+                    self.logger.warning("the server's OAuth tokens are no longer valid; signing in again")
+                    return UpstreamError(.auth, "the server's OAuth tokens are no longer valid; signing in again")
+                }
+            }
+            let reason = await group.next() ?? nil
+            group.cancelAll()
+            return reason ?? UpstreamError(.notConnected, "the server was stopped")
+        }
+    }
+
+    /// Lists everything and reports the connection; restores what sessions asked of the server before it
+    /// (re)connected. Returns the loader and the catalog that following the server needs.
+    private func announce(
         _ client: UpstreamClient,
-        handshake: UpstreamHandshake,
-        signIn: (any UpstreamSignIn)?
-    ) async -> UpstreamError {
+        handshake: UpstreamHandshake
+    ) async throws(UpstreamError) -> (CatalogLoader, ServerCatalog) {
         if client.modernStamp != nil {
             // 2026-07-28 has no GET stream: changes come on a listen stream, opened before the lists are read
             // so that no change between the two is missed.
@@ -61,12 +115,7 @@ extension UpstreamConnection {
                 logger.warning("\(line)")
             }
         }
-        let catalog: ServerCatalog
-        do throws(UpstreamError) {
-            catalog = try await loader.loadAll()
-        } catch {
-            return error
-        }
+        let catalog = try await loader.loadAll()
         let pinMarks = gateway.pinTools(of: spec.id, catalog)
         inbox.report(
             .connected(
@@ -92,21 +141,7 @@ extension UpstreamConnection {
                 options: RequestOptions(timeout: spec.timeouts.request)
             )
         }
-        return await withTaskGroup(of: UpstreamError?.self) { group in
-            group.addTask { [loader] in await self.follow(client, loader: loader, catalog: catalog) }
-            group.addTask { await self.keepPinging(client) }
-            if let signIn {
-                group.addTask {
-                    await signIn.invalidated()
-                    guard !Task.isCancelled else { return nil }
-                    self.logger.warning("the server's OAuth tokens are no longer valid; signing in again")
-                    return UpstreamError(.auth, "the server's OAuth tokens are no longer valid; signing in again")
-                }
-            }
-            let reason = await group.next() ?? nil
-            group.cancelAll()
-            return reason ?? UpstreamError(.notConnected, "the server was stopped")
-        }
+        return (loader, catalog)
     }
 
     /// Reacts to what the upstream says until its connection closes (returns why) or the attempt is closed.
