@@ -139,7 +139,9 @@ package final class AggregatedCatalog: @unchecked Sendable {
             counts[source.server] = count
         }
         for name in ambiguousBareTools.keys { bareOwners.removeValue(forKey: name) }
-        uniqueBareTools = bareOwners.mapValues(\.route)
+        // Built at its own size: `bareOwners` was sized for every tool, and servers often share tool names.
+        uniqueBareTools.reserveCapacity(bareOwners.count)
+        for (name, owner) in bareOwners { uniqueBareTools[name] = owner.route }
         fingerprints = listed.fingerprints
     }
 

@@ -132,6 +132,8 @@ final class ConnectionInbox: Sendable {
 
     private func take(_ state: inout State) -> Message {
         let message = state.queue.removeFirst()
+        // A report carries a whole catalog inline, so the emptied queue would keep room for kilobytes, per server.
+        if state.queue.isEmpty { state.queue = [] }
         if case .command(let event, _) = message, event != .stop { state.commands -= 1 }
         return message
     }
