@@ -42,8 +42,9 @@ let package = Package(
         ),
         .target(name: "YrdenProtocol", swiftSettings: strict),
         /// MCP's stdio framing over file descriptors: blocking line reads on a thread, whole-line writes.
-        .target(name: "YrdenLineIO", swiftSettings: strict),
-        /// Linux process calls Swift cannot make itself: fork/exec with a parent-death signal, pidfd, epoll, subreaper.
+        .target(name: "YrdenLineIO", dependencies: ["CYrdenProcess"], swiftSettings: strict),
+        /// Linux process calls Swift cannot make itself: fork/exec with a parent-death signal, pidfd, epoll, subreaper,
+        /// thread names.
         .target(name: "CYrdenProcess"),
         /// Where a request task's next step runs: on the thread that made it runnable, when that thread allows it.
         .target(name: "YrdenExecution", swiftSettings: strict),
@@ -68,7 +69,9 @@ let package = Package(
         ),
         .target(
             name: "YrdenTransport",
-            dependencies: ["YrdenProtocol", "YrdenExecution", "CYrdenProcess", log, httpClient, nioCore, nioHTTP1],
+            dependencies: [
+                "YrdenProtocol", "YrdenExecution", "YrdenLineIO", "CYrdenProcess", log, httpClient, nioCore, nioHTTP1,
+            ],
             swiftSettings: strict
         ),
         .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol", "YrdenLineIO"], swiftSettings: strict),
@@ -167,7 +170,7 @@ let package = Package(
         ),
         .testTarget(
             name: "YrdenTransportTests",
-            dependencies: ["YrdenTransport", "YrdenProtocol", "YrdenTesting"],
+            dependencies: ["YrdenTransport", "YrdenProtocol", "YrdenLineIO", "YrdenTesting"],
             swiftSettings: strict
         ),
         .testTarget(name: "YrdenFrontTests", dependencies: ["YrdenFront", "YrdenConsole"], swiftSettings: strict),

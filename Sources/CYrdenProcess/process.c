@@ -164,3 +164,7 @@ int yrden_usable_cpus(void) {
     }
     return cpus > 0 ? cpus : 1;
 }
+
+void yrden_name_this_thread(const char *name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import YrdenLineIO
 import YrdenProtocol
 
@@ -25,15 +25,18 @@ package enum DemoServer {
         signal(SIGPIPE, SIG_IGN)
         let stdout = LineWriter(fileDescriptor: STDOUT_FILENO)
         let core = DemoServerCore { message in stdout.write(line: message.serialized()) }
-        let reader = Thread {
-            LineReader.readLines(fileDescriptor: STDIN_FILENO) { line in
-                if let reply = core.handle(line: line) { stdout.write(line: reply.serialized()) }
-            }
-            core.finishInput()
-        }
-        reader.name = "yrden-demo-stdin"
         LineWriter.log("yrden demo-server ready")
-        reader.start()
+        do {
+            try DetachedThread.start(name: "yrden-demo-stdin") {
+                LineReader.readLines(fileDescriptor: STDIN_FILENO) { line in
+                    if let reply = core.handle(line: line) { stdout.write(line: reply.serialized()) }
+                }
+                core.finishInput()
+            }
+        } catch {
+            LineWriter.log("yrden demo-server: cannot read stdin: \(error)")
+            return
+        }
         await core.runSlowCalls()
     }
 }

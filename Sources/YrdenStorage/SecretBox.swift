@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// Seals secrets with AES-256-GCM under the key given by `YRDEN_SECRET_KEY`.
 ///

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// Turns the `YRDEN_SECRET_KEY` text into a 256-bit AES key.
 ///
@@ -17,7 +17,7 @@ enum SecretKey {
     static let info = Array("yrden AES-256-GCM key for stored secrets".utf8)
 
     static func parse(_ text: String) throws(StorageError) -> SymmetricKey {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         guard !trimmed.isEmpty else {
             throw StorageError(
                 .invalidKey,

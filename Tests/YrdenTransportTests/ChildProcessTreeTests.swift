@@ -2,6 +2,8 @@ import Glibc
 import Synchronization
 import Testing
 
+import YrdenLineIO
+
 @testable import YrdenTransport
 
 /// A stdio server's exit is seen from the process, its helpers end with it, and a thread that cannot be
@@ -64,8 +66,23 @@ import Testing
     }
 
     @Test func aThreadThatCannotStartIsAnError() {
-        #expect(throws: UpstreamError.self) {
-            try NativeThread.detach(stackBytes: Int.max / 2) {}
+        #expect(throws: ThreadStartError.self) {
+            try DetachedThread.start(name: "never", stackBytes: Int.max / 2) {}
         }
+    }
+
+    @Test func aDetachedThreadRunsUnderItsName() async throws {
+        let seen = Mutex<String?>(nil)
+        try DetachedThread.start(name: "yrden-test-thread-long-name") {
+            var name = [CChar](repeating: 0, count: 32)
+            let file = fopen("/proc/thread-self/comm", "r")
+            defer { if let file { fclose(file) } }
+            if let file, fgets(&name, 32, file) != nil {
+                let text = String(cString: name)
+                seen.withLock { $0 = text.hasSuffix("\n") ? String(text.dropLast()) : text }
+            }
+        }
+        #expect(try await eventually { seen.withLock { $0 } != nil })
+        #expect(seen.withLock { $0 } == "yrden-test-thre", "Linux keeps the first 15 bytes of a thread's name")
     }
 }

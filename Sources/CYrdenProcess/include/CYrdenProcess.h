@@ -50,4 +50,7 @@ int yrden_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int capacity,
 /// The CPUs this process may run on at once: its affinity mask, lowered by a cgroup v2 CPU quota; at least 1.
 int yrden_usable_cpus(void);
 
+/// Names the calling thread (what `top -H` and debuggers show); Linux keeps the first 15 bytes.
+void yrden_name_this_thread(const char *name);
+
 #endif

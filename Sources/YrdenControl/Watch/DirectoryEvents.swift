@@ -1,5 +1,5 @@
-import Foundation
 import Synchronization
+import YrdenLineIO
 
 #if canImport(Glibc)
 import Glibc
@@ -50,14 +50,18 @@ enum DirectoryEvents {
         }
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         continuation.onTermination = { _ in stop.signal() }
-        let reader = Thread {
-            Self.follow(inotify: inotify, stop: stop.readEnd, names: names) { continuation.yield(()) }
+        do {
+            try DetachedThread.start(name: "yrden-config-watch") {
+                Self.follow(inotify: inotify, stop: stop.readEnd, names: names) { continuation.yield(()) }
+                close(inotify)
+                stop.closeReadEnd()
+                continuation.finish()
+            }
+        } catch {
             close(inotify)
             stop.closeReadEnd()
-            continuation.finish()
+            throw Unavailable(description: error.description)
         }
-        reader.name = "yrden-config-watch"
-        reader.start()
         return stream
     }
 

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import YrdenProtocol
 
 /// What a gateway-minted `requestState` binds: the parked call it resumes, and everything the retry must

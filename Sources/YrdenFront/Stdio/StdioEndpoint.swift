@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import YrdenEngine
 import YrdenLineIO
 import YrdenProtocol
@@ -26,14 +26,17 @@ package struct StdioEndpoint: Sendable {
     package func run() async {
         let stdout = LineWriter(fileDescriptor: STDOUT_FILENO)
         let (lines, feed) = LineStream.makeStream()
-        let reader = Thread {
-            LineReader.readLines(fileDescriptor: STDIN_FILENO, oversized: { feed.yield(.oversized(bytes: $0)) }) {
-                feed.yield(.line(Array($0)))
+        do {
+            try DetachedThread.start(name: "yrden-stdio-in") {
+                LineReader.readLines(fileDescriptor: STDIN_FILENO, oversized: { feed.yield(.oversized(bytes: $0)) }) {
+                    feed.yield(.line(Array($0)))
+                }
+                feed.finish()
             }
-            feed.finish()
+        } catch {
+            LineWriter.log("yrden: cannot read stdin: \(error)")
+            return
         }
-        reader.name = "yrden-stdio-in"
-        reader.start()
         let connection = MessageConnection(
             gateway: gateway,
             scope: scope,

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Where and how to reach one upstream over the deprecated HTTP+SSE transport (MCP 2024-11-05).
 package struct LegacySSEEndpoint: Sendable {

@@ -1,6 +1,7 @@
 import CYrdenProcess
 import Dispatch
 import Synchronization
+import YrdenLineIO
 
 #if canImport(Glibc)
 import Glibc
@@ -94,10 +95,10 @@ final class ProcessReactor: Sendable {
             throw UpstreamError(.process, "cannot watch child processes: \(reason)")
         }
         do {
-            try NativeThread.detach(stackBytes: 4 << 20) { [self] in loop() }
+            try DetachedThread.start(name: "yrden-reactor", stackBytes: 4 << 20) { [self] in loop() }
         } catch {
             for fd in [epollFD, wakeFD] { _ = close(fd) }
-            throw error
+            throw UpstreamError(.process, error.description)
         }
         _ = yrden_become_child_subreaper()
         Self.endChildrenWhenTheProcessExits()

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Logging
 import YrdenApp
 import YrdenConfig
@@ -21,7 +20,8 @@ struct Stdio: AsyncParsableCommand {
                 let known = app.config.profiles.map(\.name)
                 let hint =
                     known.isEmpty ? "the config has no \"profiles\"" : "profiles: \(known.joined(separator: ", "))"
-                FileHandle.standardError.write(Data("yrden: there is no profile \"\(profile)\" (\(hint))\n".utf8))
+                var standardError = StandardError()
+                print("yrden: there is no profile \"\(profile)\" (\(hint))", to: &standardError)
                 throw ExitCode(2)
             }
             try await app.runStdio(profile: profile)
