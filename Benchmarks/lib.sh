@@ -158,7 +158,9 @@ declare -A R
 
 # With CPU_PID set, measure_seq and measure_wrk also record that process's CPU per call (µs): LABEL.cpu1 over
 # the sequential run (its CALLS calls and 100 warm-up calls on the new connection) and LABEL.cpu64 over the
-# 64-connection run. The clock tick (CLK_TCK, usually 10 ms) bounds the precision: thousands of calls are needed.
+# 64-connection run; measure_calls adds LABEL.cpu_all, over every call of both (warm-up, sequential, 16 and 64
+# connections), as the reference harness computes its "CPU ms per 1k calls". The clock tick (CLK_TCK, usually
+# 10 ms) bounds the precision: thousands of calls are needed.
 
 # measure_seq LABEL TOOL: CALLS sequential tools/call TOOL at URL in session SID (after 300 warm-up calls):
 # calls/s, p50, p99 and failed calls.
@@ -175,11 +177,18 @@ measure_seq() {
 # measure_wrk LABEL TOOL: wrk at 16 and 64 connections (calls/s, bad bodies).
 measure_wrk() {
   local requests before=0
-  read -r R[$1.c16] R[$1.bad16] requests < <(wrk_rps 16 "$2")
+  read -r R[$1.c16] R[$1.bad16] R[$1.n16] < <(wrk_rps 16 "$2")
   [ -z "${CPU_PID:-}" ] || before=$(cpu_ticks "$CPU_PID")
   read -r R[$1.c64] R[$1.bad64] requests < <(wrk_rps 64 "$2")
+  R[$1.n64]=${requests:-0}
   [ -z "${CPU_PID:-}" ] || R[$1.cpu64]=$(cpu_per_call $(( $(cpu_ticks "$CPU_PID") - before )) "${requests:-0}")
 }
 
 # measure_calls LABEL TOOL: both of the above.
-measure_calls() { measure_seq "$1" "$2"; measure_wrk "$1" "$2"; }
+measure_calls() {
+  local before=0
+  [ -z "${CPU_PID:-}" ] || before=$(cpu_ticks "$CPU_PID")
+  measure_seq "$1" "$2"; measure_wrk "$1" "$2"
+  [ -z "${CPU_PID:-}" ] || R[$1.cpu_all]=$(cpu_per_call $(( $(cpu_ticks "$CPU_PID") - before )) \
+    $(( 300 + CALLS + 100 + ${R[$1.n16]:-0} + R[$1.n64] )))
+}
