@@ -1,4 +1,3 @@
-import FoundationEssentials
 import YrdenLineIO
 import YrdenProtocol
 

@@ -1,5 +1,4 @@
 import Crypto
-import FoundationEssentials
 
 /// Seals secrets with AES-256-GCM under the key given by `YRDEN_SECRET_KEY`.
 ///

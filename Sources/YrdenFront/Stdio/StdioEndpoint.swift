@@ -1,4 +1,3 @@
-import FoundationEssentials
 import YrdenEngine
 import YrdenLineIO
 import YrdenProtocol
