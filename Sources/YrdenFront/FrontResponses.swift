@@ -12,10 +12,14 @@ enum FrontResponses {
     }
 
     private static func json(_ status: Int, bytes: [UInt8], headers: HTTPHeaders) -> HTTPResponse {
+        // Most answers carry no header of their own: they share one list instead of allocating one each.
+        guard !headers.isEmpty else { return HTTPResponse(status: status, headers: jsonType, body: .bytes(bytes)) }
         var headers = headers
         headers.add(name: "Content-Type", value: "application/json")
         return HTTPResponse(status: status, headers: headers, body: .bytes(bytes))
     }
+
+    private static let jsonType: HTTPHeaders = ["Content-Type": "application/json"]
 
     /// An HTTP error whose body is a JSON-RPC error with no id, as the transport spec allows for 4xx answers.
     static func rpcError(_ status: Int, _ error: JSONRPCError, id: JSONRPCID? = nil) -> HTTPResponse {

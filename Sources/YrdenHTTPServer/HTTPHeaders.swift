@@ -20,6 +20,12 @@ package struct HTTPHeaders: Sendable, Hashable {
         self.fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
+    /// No fields yet, with room for `capacity` of them.
+    package init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     /// The first value for `name`, ignoring case; `nil` when there is none.
     package subscript(name: String) -> String? {
         fields.first { Self.sameName($0.name, name) }?.value

@@ -8,7 +8,8 @@ enum MHDRequest {
         method: UnsafePointer<CChar>?,
         body: [UInt8]
     ) -> HTTPRequest {
-        var headers = HTTPHeaders()
+        // Counted first, so the fields are stored at their size rather than grown one reallocation at a time.
+        var headers = HTTPHeaders(capacity: Int(MHD_get_connection_values_n(connection, .HEADER_KIND, nil, nil)))
         withUnsafeMutablePointer(to: &headers) { headers in
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectHeader, headers)
         }
@@ -27,9 +28,8 @@ enum MHDRequest {
 
     /// The `Content-Length` the client declared, if any and well-formed.
     static func declaredLength(_ connection: OpaquePointer) -> Int? {
-        guard let raw = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else {
-            return nil
-        }
+        let raw = "Content-Length".withCString { MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }
+        guard let raw else { return nil }
         return Int(String(cString: raw))
     }
 

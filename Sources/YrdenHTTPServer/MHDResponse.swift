@@ -35,7 +35,8 @@ enum MHDResponse {
         for (name, value) in response.headers {
             // libmicrohttpd refuses the headers it manages itself (Content-Length, Transfer-Encoding: chunked
             // conflicts); those are computed anyway, so a refusal is not an error.
-            _ = MHD_add_response_header(created, name, value)
+            // `withCString`, not the implicit conversion: that copies a short (inline) string to the heap.
+            _ = name.withCString { name in value.withCString { MHD_add_response_header(created, name, $0) } }
         }
         let status = (100...999).contains(response.status) ? response.status : 500
         return MHD_queue_response(connection, UInt32(status), created)

@@ -118,3 +118,21 @@ import Testing
         #expect(framed == Array("data: ".utf8) + plain)
     }
 }
+
+/// Every kind of message is written straight to bytes; those bytes are its JSON tree's, key order included.
+@Suite struct MessageSerializationTests {
+    static let messages: [JSONRPCMessage] = [
+        .request(JSONRPCRequest(id: .int(-4), method: "tools/call", params: ["name": "a\"b", "arguments": [:]])),
+        .request(JSONRPCRequest(id: .string("r\n1"), method: "ping")),
+        .notification(JSONRPCNotification(method: "notifications/progress", params: .array([1, 2.5, nil]))),
+        .notification(JSONRPCNotification(method: "notifications/initialized")),
+        .response(JSONRPCResponse(id: .int(9), result: ["content": .array([["type": "text", "text": "é"]])])),
+        .response(JSONRPCResponse(id: nil, error: JSONRPCError(code: -32600, message: "bad", data: ["x": true]))),
+    ]
+
+    @Test(arguments: messages)
+    func aMessageIsWrittenAsItsJSONTree(_ message: JSONRPCMessage) throws {
+        #expect(message.serialized() == message.json.serialized())
+        #expect(try JSONRPCMessage(JSONValue.parse(message.serialized())) == message)
+    }
+}

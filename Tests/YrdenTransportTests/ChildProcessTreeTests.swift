@@ -1,7 +1,6 @@
 import Glibc
 import Synchronization
 import Testing
-
 import YrdenLineIO
 
 @testable import YrdenTransport

@@ -6,7 +6,13 @@
 enum BatchPrescan {
     /// The number of members when `bytes` is a JSON array, counting no further than `limit + 1`; `nil` when
     /// the body is not an array. Malformed JSON still gets a count; the parser that runs next rejects it.
-    static func memberCount(_ bytes: some Collection<UInt8>, countingUpTo limit: Int) -> Int? {
+    static func memberCount(_ bytes: [UInt8], countingUpTo limit: Int) -> Int? {
+        bytes.withUnsafeBufferPointer { memberCount($0, countingUpTo: limit) }
+    }
+
+    /// The scan over raw bytes: not generic, so it is not left unspecialized behind a generic caller in another
+    /// module, where each byte cost a witness-table call.
+    static func memberCount(_ bytes: UnsafeBufferPointer<UInt8>, countingUpTo limit: Int) -> Int? {
         guard let first = bytes.first(where: { !isSpace($0) }), first == UInt8(ascii: "[") else { return nil }
         var depth = 0
         var inString = false

@@ -16,6 +16,21 @@ package enum JSONRPCBody: Sendable {
         _ bytes: some Collection<UInt8>,
         maxBatchMembers: Int = maxBatchMembers
     ) throws(JSONRPCError) -> JSONRPCBody {
+        let decoded = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(JSONRPCError) in try decode(buffer: buffer, maxBatchMembers: maxBatchMembers) }
+        }
+        if let decoded { return try decoded.get() }
+        return try Array(bytes).withUnsafeBufferPointer { buffer throws(JSONRPCError) in
+            try decode(buffer: buffer, maxBatchMembers: maxBatchMembers)
+        }
+    }
+
+    /// The decoding itself, over the bytes in place: a caller in another module gets an unspecialized `decode`,
+    /// and a generic scan of every byte through it cost a witness call each.
+    private static func decode(
+        buffer bytes: UnsafeBufferPointer<UInt8>,
+        maxBatchMembers: Int
+    ) throws(JSONRPCError) -> JSONRPCBody {
         if let count = BatchPrescan.memberCount(bytes, countingUpTo: maxBatchMembers), count > maxBatchMembers {
             throw .invalidRequest(
                 "a batch may hold at most \(maxBatchMembers) messages, this one holds more; "

@@ -118,23 +118,56 @@ extension JSONRPCMessage {
     }
 
     package func serialized() -> [UInt8] {
-        var bytes: [UInt8] = []
-        write(into: &bytes)
-        return bytes
+        var output = JSONOutput(capacity: 256)
+        write(to: &output)
+        return output.bytes()
     }
 
-    /// Appends the compact JSON of the message to `bytes`; a response's encoded result is copied, not
-    /// serialized again.
+    /// Appends the compact JSON of the message to `bytes`.
     package func write(into bytes: inout [UInt8]) {
-        guard case .response(let response) = self, case .success = response.outcome,
-            let encoded = response.encodedResult
-        else { return json.write(into: &bytes) }
-        bytes.reserveCapacity(bytes.count + encoded.bytes.count + 48)
-        bytes.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
-        (response.id?.json ?? .null).write(into: &bytes)
-        bytes.append(contentsOf: #","result":"#.utf8)
-        bytes.append(contentsOf: encoded.bytes)
-        bytes.append(UInt8(ascii: "}"))
+        var output = JSONOutput(capacity: 256)
+        write(to: &output)
+        output.append(to: &bytes)
+    }
+
+    /// The envelope written straight into the output, the same bytes as ``json`` serialized: building that
+    /// object first cost an allocation per member on every message forwarded. A response's encoded result is
+    /// copied, not serialized again.
+    func write(to output: inout JSONOutput) {
+        output.append(#"{"jsonrpc":"2.0""#)
+        switch self {
+        case .request(let request):
+            output.append(#","id":"#)
+            request.id.json.write(to: &output)
+            output.append(#","method":"#)
+            JSONValue.writeString(request.method, to: &output)
+            Self.writeMember(#","params":"#, request.params, to: &output)
+        case .notification(let notification):
+            output.append(#","method":"#)
+            JSONValue.writeString(notification.method, to: &output)
+            Self.writeMember(#","params":"#, notification.params, to: &output)
+        case .response(let response):
+            output.append(#","id":"#)
+            (response.id?.json ?? .null).write(to: &output)
+            switch response.outcome {
+            case .success(let result):
+                output.append(#","result":"#)
+                if let encoded = response.encodedResult {
+                    encoded.bytes.withUnsafeBufferPointer { output.append($0) }
+                } else {
+                    result.write(to: &output)
+                }
+            case .failure(let error):
+                Self.writeMember(#","error":"#, error.json, to: &output)
+            }
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
+    private static func writeMember(_ prefix: StaticString, _ value: JSONValue?, to output: inout JSONOutput) {
+        guard let value else { return }
+        output.append(prefix)
+        value.write(to: &output)
     }
 }
 

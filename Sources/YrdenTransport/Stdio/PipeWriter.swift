@@ -62,25 +62,29 @@ final class PipeWriter: Sendable {
         case refused
     }
 
-    /// Writes `bytes`, or queues them behind the frames already on their way.
-    func write(_ bytes: [UInt8]) -> Outcome {
+    /// Writes `bytes` and then `terminator` (a stdio frame's newline, added here rather than by copying the
+    /// frame), or queues them behind the frames already on their way.
+    func write(_ bytes: [UInt8], terminator: UInt8? = nil) -> Outcome {
         let onLoop = reactor.isCurrentThread
         let admission = state.withLock { state -> Admission in
             guard !state.closed else { return .refused }
             guard state.idle else {
-                guard state.queue.count + bytes.count <= maxQueuedBytes else { return .refused }
+                let added = bytes.count + (terminator == nil ? 0 : 1)
+                guard state.queue.count + added <= maxQueuedBytes else { return .refused }
                 state.queue.append(contentsOf: bytes)
+                if let terminator { state.queue.append(terminator) }
                 return .queued
             }
             state.writing = true
             guard onLoop else { return .writeNow }
             state.queue.append(contentsOf: bytes)
+            if let terminator { state.queue.append(terminator) }
             return .writeAtEndOfPass
         }
         switch admission {
         case .refused: return .refused
         case .queued: break
-        case .writeNow: writeAsWriter(bytes)
+        case .writeNow: writeAsWriter(terminator.map { bytes + [$0] } ?? bytes)
         case .writeAtEndOfPass: reactor.atEndOfPass { [self] in writeQueued() }
         }
         return .accepted

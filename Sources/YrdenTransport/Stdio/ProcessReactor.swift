@@ -214,12 +214,15 @@ final class ProcessReactor: Sendable {
     }
 
     private func runDriver(_ fd: Int32) {
-        let turn = state.withLock { state -> (@Sendable () -> Duration?)? in
-            guard let index = state.drivers.firstIndex(where: { $0.fd == fd }) else { return nil }
+        // Taken out through a captured variable, not returned: a closure returned through the lock's generic
+        // result is re-wrapped on the way out and back, two allocations on every turn of the loop.
+        var found: (@Sendable () -> Duration?)?
+        state.withLock { state in
+            guard let index = state.drivers.firstIndex(where: { $0.fd == fd }) else { return }
             state.drivers[index].due = nil
-            return state.drivers[index].turn
+            found = state.drivers[index].turn
         }
-        guard let turn else { return }
+        guard let turn = found else { return }
         let next = turn().map { ContinuousClock.now + $0 }
         state.withLock { state in
             guard let index = state.drivers.firstIndex(where: { $0.fd == fd }) else { return }

@@ -69,9 +69,7 @@ package final class StdioChannel: UpstreamChannel {
     package var processID: Int32 { process.pid }
 
     package func send(_ frame: [UInt8]) throws(UpstreamError) {
-        var line = frame
-        line.append(0x0A)
-        switch process.stdin.write(line) {
+        switch process.stdin.write(frame, terminator: 0x0A) {
         case .accepted:
             return
         case .refused:
