@@ -59,7 +59,7 @@ package struct LineStream: AsyncSequence, Sendable {
         let slots: DispatchSemaphore
 
         package mutating func next() async -> LineInput? {
-            guard let input = await lines.next() else { return nil }
+            guard let input = await lines.next(isolation: #isolation) else { return nil }
             slots.signal()
             return input
         }

@@ -25,7 +25,7 @@ struct EventSubscription {
         while pending.isEmpty {
             let chunk: ByteBuffer?
             do {
-                chunk = try await body.next()
+                chunk = try await body.next(isolation: #isolation)
             } catch {
                 if Task.isCancelled { return nil }
                 throw ClientFailure("the gateway's event stream broke off (\(error))")
