@@ -5,12 +5,34 @@
 package struct HTTPHeaders: Sendable, Hashable {
     /// One header field.
     package struct Field: Sendable, Hashable {
-        package var name: String
-        package var value: String
+        package let name: String
+        package let value: String
+        /// The name's ``NameKey``, worked out once: a request's headers are looked up a dozen times each.
+        fileprivate let key: NameKey
 
         package init(name: String, value: String) {
             self.name = name
             self.value = value
+            self.key = NameKey(name)
+        }
+    }
+
+    /// A name's length and first seven bytes in lower case, in one integer: two names that differ (nearly every
+    /// pair a lookup meets) differ here, at the price of one comparison. Equal keys are the same name when it
+    /// is at most seven bytes long; longer names are compared in full.
+    fileprivate struct NameKey: Sendable, Hashable {
+        let bits: UInt64
+        let isWholeName: Bool
+
+        init(_ name: String) {
+            var bits = UInt64(truncatingIfNeeded: Swift.min(name.utf8.count, 255))
+            var shift: UInt64 = 8
+            for byte in name.utf8.prefix(7) {
+                bits |= UInt64(HTTPHeaders.asciiLower(byte)) << shift
+                shift += 8
+            }
+            self.bits = bits
+            self.isWholeName = name.utf8.count <= 7
         }
     }
 
@@ -28,17 +50,20 @@ package struct HTTPHeaders: Sendable, Hashable {
 
     /// The first value for `name`, ignoring case; `nil` when there is none.
     package subscript(name: String) -> String? {
-        fields.first { Self.sameName($0.name, name) }?.value
+        let key = NameKey(name)
+        return fields.first { Self.isNamed($0, name, key) }?.value
     }
 
     /// Every value for `name`, ignoring case, in order.
     package func values(for name: String) -> [String] {
-        fields.filter { Self.sameName($0.name, name) }.map(\.value)
+        let key = NameKey(name)
+        return fields.filter { Self.isNamed($0, name, key) }.map(\.value)
     }
 
     /// Whether at least one field is called `name` (ignoring case).
     package func contains(_ name: String) -> Bool {
-        fields.contains { Self.sameName($0.name, name) }
+        let key = NameKey(name)
+        return fields.contains { Self.isNamed($0, name, key) }
     }
 
     /// Appends a field, keeping any earlier ones with the same name.
@@ -54,7 +79,12 @@ package struct HTTPHeaders: Sendable, Hashable {
 
     /// Removes every field called `name` (ignoring case).
     package mutating func remove(name: String) {
-        fields.removeAll { Self.sameName($0.name, name) }
+        let key = NameKey(name)
+        fields.removeAll { Self.isNamed($0, name, key) }
+    }
+
+    private static func isNamed(_ field: Field, _ name: String, _ key: NameKey) -> Bool {
+        field.key == key && (key.isWholeName || sameName(field.name, name))
     }
 
     package var count: Int { fields.count }
@@ -78,7 +108,7 @@ package struct HTTPHeaders: Sendable, Hashable {
         }
     }
 
-    private static func asciiLower(_ byte: UInt8) -> UInt8 {
+    fileprivate static func asciiLower(_ byte: UInt8) -> UInt8 {
         (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
     }
 }

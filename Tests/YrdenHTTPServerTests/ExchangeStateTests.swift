@@ -296,4 +296,25 @@ private func step<T>(_ body: () -> T) -> T { body() }
         #expect(!HTTPHeaders.sameName("Accept", "Accept-Encoding"))
         #expect(HTTPHeaders.sameName("ACCEPT", "accept"))
     }
+
+    /// Names that agree in their first seven bytes, or in their length, are still told apart; short and long
+    /// names are found in any case.
+    @Test func lookupTellsApartNamesThatShareTheirStart() {
+        let headers: HTTPHeaders = [
+            ("Mcp-Method", "tools/call"), ("Mcp-Name", "echo"), ("MCP-Protocol-Version", "2025-11-25"),
+            ("Accept", "application/json"), ("Origin", "http://a"), ("X", "1"), ("Content-Length", "2"),
+        ]
+        #expect(headers["mcp-method"] == "tools/call")
+        #expect(headers["MCP-NAME"] == "echo")
+        #expect(headers["mcp-protocol-version"] == "2025-11-25")
+        #expect(headers["Mcp-Protocol-Versioo"] == nil)
+        #expect(headers["Mcp-Methox"] == nil)
+        #expect(headers["ACCEPT"] == "application/json")
+        #expect(headers["origin"] == "http://a")
+        #expect(headers["Origim"] == nil)
+        #expect(headers["x"] == "1")
+        #expect(headers["content-LENGTH"] == "2")
+        #expect(headers["Content-Lengthy"] == nil)
+        #expect(headers[""] == nil)
+    }
 }

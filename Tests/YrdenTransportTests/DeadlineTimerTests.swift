@@ -23,7 +23,8 @@ import YrdenProtocol
                 return .failure(error)
             }
         }
-        guard case .request(let request)? = await sent.next(isolation: #isolation), case .int(let id) = request.id else {
+        guard case .request(let request)? = await sent.next(isolation: #isolation), case .int(let id) = request.id
+        else {
             preconditionFailure("the request did not leave")
         }
         return (task, id)
