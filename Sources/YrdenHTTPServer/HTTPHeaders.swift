@@ -25,14 +25,23 @@ package struct HTTPHeaders: Sendable, Hashable {
         let isWholeName: Bool
 
         init(_ name: String) {
-            var bits = UInt64(truncatingIfNeeded: Swift.min(name.utf8.count, 255))
-            var shift: UInt64 = 8
-            for byte in name.utf8.prefix(7) {
-                bits |= UInt64(HTTPHeaders.asciiLower(byte)) << shift
-                shift += 8
-            }
+            // In place: a native or short string has its UTF-8 at hand, and walking a `prefix` view cost more
+            // than the comparisons this key saves.
+            let bits = name.utf8.withContiguousStorageIfAvailable(Self.bits) ?? Self.bits(of: Array(name.utf8))
             self.bits = bits
-            self.isWholeName = name.utf8.count <= 7
+            self.isWholeName = bits & 0xFF <= 7
+        }
+
+        private static func bits(of name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var bits = UInt64(truncatingIfNeeded: Swift.min(name.count, 255))
+            for position in 0..<Swift.min(name.count, 7) {
+                bits |= UInt64(HTTPHeaders.asciiLower(name[position])) << (8 * UInt64(position + 1))
+            }
+            return bits
+        }
+
+        private static func bits(of name: [UInt8]) -> UInt64 {
+            name.withUnsafeBufferPointer(bits)
         }
     }
 
@@ -94,18 +103,17 @@ package struct HTTPHeaders: Sendable, Hashable {
     /// Names of different lengths (most pairs a lookup meets) differ at once: a native string knows its length.
     static func sameName(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count else { return false }
-        var left = lhs.utf8.makeIterator()
-        var right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil):
-                return true
-            case (let l?, let r?):
-                if l != r && asciiLower(l) != asciiLower(r) { return false }
-            default:
-                return false
-            }
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in sameBytes(left, right) }
         }
+        return (inPlace ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8) { asciiLower($0) == asciiLower($1) }
+    }
+
+    private static func sameBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        for position in left.indices where left[position] != right[position] {
+            guard asciiLower(left[position]) == asciiLower(right[position]) else { return false }
+        }
+        return true
     }
 
     fileprivate static func asciiLower(_ byte: UInt8) -> UInt8 {
