@@ -11,8 +11,13 @@ import YrdenStorage
 /// The pins on disk: private, replaced whole, read back as written; a file that is not pins is refused with
 /// what to do; and `security.toolPinning` changes with the config, no restart needed.
 @Suite struct ToolPinFileTests {
+    /// A directory of its own for one test (`…/data`, whose parent `remove` deletes).
     private func temporaryDirectory() -> String {
         NSTemporaryDirectory() + "yrden-pins-\(UUID().uuidString)/data"
+    }
+
+    private func remove(_ directory: String) {
+        try? FileManager.default.removeItem(atPath: (directory as NSString).deletingLastPathComponent)
     }
 
     private static func book() -> PinBook {
@@ -24,6 +29,7 @@ import YrdenStorage
 
     @Test func pinsAreSavedPrivatelyAndReadBack() throws {
         let directory = temporaryDirectory()
+        defer { remove(directory) }
         let store = try FileToolPinStore(directory: directory)
         #expect(try store.load() == PinBook(), "no file yet: nothing pinned")
         try store.save(Self.book())
@@ -36,6 +42,7 @@ import YrdenStorage
 
     @Test func aFileThatIsNotPinsIsRefusedWithWhatToDo() throws {
         let directory = temporaryDirectory()
+        defer { remove(directory) }
         let store = try FileToolPinStore(directory: directory)
         try AtomicFile.write(Array(#"{"version": 1}"#.utf8), to: store.path, mode: 0o600)
         #expect {

@@ -12,8 +12,10 @@ Nothing here knows the gateway's internals; it drives it as a user would.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -79,6 +81,7 @@ def free_port() -> int:
 # Where a gateway started without a data directory of its own keeps its tool pins and tokens during a run: never
 # the user's own (~/.local/share/yrden).
 RUN_DATA_HOME = tempfile.mkdtemp(prefix="yrden-interop-data-")
+atexit.register(shutil.rmtree, RUN_DATA_HOME, ignore_errors=True)
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
