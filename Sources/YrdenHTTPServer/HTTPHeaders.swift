@@ -22,14 +22,14 @@ package struct HTTPHeaders: Sendable, Hashable {
     /// is at most seven bytes long; longer names are compared in full.
     fileprivate struct NameKey: Sendable, Hashable {
         let bits: UInt64
-        let isWholeName: Bool
+
+        /// The key holds the whole name: its length (the low byte) is at most seven.
+        var isWholeName: Bool { bits & 0xFF <= 7 }
 
         init(_ name: String) {
             // In place: a native or short string has its UTF-8 at hand, and walking a `prefix` view cost more
             // than the comparisons this key saves.
-            let bits = name.utf8.withContiguousStorageIfAvailable(Self.bits) ?? Self.bits(of: Array(name.utf8))
-            self.bits = bits
-            self.isWholeName = bits & 0xFF <= 7
+            bits = name.utf8.withContiguousStorageIfAvailable(Self.bits) ?? Self.bits(of: Array(name.utf8))
         }
 
         private static func bits(of name: UnsafeBufferPointer<UInt8>) -> UInt64 {

@@ -118,16 +118,23 @@ extension JSONRPCMessage {
     }
 
     package func serialized() -> [UInt8] {
-        var output = JSONOutput(capacity: 256)
+        var output = JSONOutput(capacity: outputCapacity)
         write(to: &output)
         return output.bytes()
     }
 
     /// Appends the compact JSON of the message to `bytes`.
     package func write(into bytes: inout [UInt8]) {
-        var output = JSONOutput(capacity: 256)
+        var output = JSONOutput(capacity: outputCapacity)
         write(to: &output)
         output.append(to: &bytes)
+    }
+
+    /// Room for the whole message at once when its result is already bytes (a page of a merged list, which
+    /// would otherwise grow the buffer by doubling, copying each time).
+    private var outputCapacity: Int {
+        guard case .response(let response) = self, let encoded = response.encodedResult else { return 256 }
+        return encoded.bytes.count + 64
     }
 
     /// The envelope written straight into the output, the same bytes as ``json`` serialized: building that

@@ -28,6 +28,11 @@ final class PipeWriter: Sendable {
 
         /// Neither a sender nor the reactor is writing: the descriptor may be closed.
         var idle: Bool { !writing && !flushing }
+
+        mutating func enqueue(_ bytes: [UInt8], _ terminator: UInt8?) {
+            queue.append(contentsOf: bytes)
+            if let terminator { queue.append(terminator) }
+        }
     }
 
     private let fd: Int32
@@ -71,14 +76,12 @@ final class PipeWriter: Sendable {
             guard state.idle else {
                 let added = bytes.count + (terminator == nil ? 0 : 1)
                 guard state.queue.count + added <= maxQueuedBytes else { return .refused }
-                state.queue.append(contentsOf: bytes)
-                if let terminator { state.queue.append(terminator) }
+                state.enqueue(bytes, terminator)
                 return .queued
             }
             state.writing = true
             guard onLoop else { return .writeNow }
-            state.queue.append(contentsOf: bytes)
-            if let terminator { state.queue.append(terminator) }
+            state.enqueue(bytes, terminator)
             return .writeAtEndOfPass
         }
         switch admission {
