@@ -164,7 +164,7 @@ extension Gateway {
             return try await forward(request, renamedTo: route, context)
         case MCPMethod.resourcesRead:
             let uri = try requiredString(params, "uri")
-            guard let server = resourceServer(uri, in: admitted.session.scope, snapshot) else {
+            guard let server = try resourceServer(uri, in: admitted.session.scope, snapshot) else {
                 throw .resourceNotFound(uri)
             }
             return try await forward(request, to: server, params: params, context)
@@ -192,7 +192,9 @@ extension Gateway {
             return try await forward(request, to: route.server, params: .object(params), context)
         case "ref/resource":
             let uri = reference["uri"]?.stringValue ?? ""
-            guard let server = resourceServer(uri, in: scope, context.snapshot) else { throw .resourceNotFound(uri) }
+            guard let server = try resourceServer(uri, in: scope, context.snapshot) else {
+                throw .resourceNotFound(uri)
+            }
             return try await forward(request, to: server, params: .object(params), context)
         default:
             throw .invalidParams("completion/complete: unknown ref type")

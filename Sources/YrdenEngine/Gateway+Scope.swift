@@ -48,9 +48,20 @@ extension Gateway {
         return Route(server: id, name: name)
     }
 
-    /// The server that answers for resource `uri` in `scope`; `nil` when none does.
-    func resourceServer(_ uri: String, in scope: CatalogScope, _ snapshot: Snapshot) -> String? {
-        switch scope {
+    /// The longest resource URI a client may name, in UTF-8 bytes: a read, completion or subscription of a
+    /// longer one is refused before it is matched against any template.
+    package static let maxResourceURIBytes = 16 * 1024
+
+    /// The server that answers for resource `uri` in `scope`; `nil` when none does. Throws for a URI past
+    /// ``maxResourceURIBytes``.
+    func resourceServer(_ uri: String, in scope: CatalogScope, _ snapshot: Snapshot) throws(JSONRPCError) -> String? {
+        guard uri.utf8.count <= Self.maxResourceURIBytes else {
+            throw .invalidParams(
+                "The resource URI is \(uri.utf8.count) bytes long; this gateway accepts URIs of up to "
+                    + "\(Self.maxResourceURIBytes) bytes"
+            )
+        }
+        return switch scope {
         case .gateway: snapshot.catalog.routeResource(uri)
         case .server(let id): snapshot.links[id] == nil ? nil : id
         case .profile: snapshot.catalog.routeResource(uri).flatMap { snapshot.includes($0, in: scope) ? $0 : nil }

@@ -33,7 +33,7 @@ extension Gateway {
     func subscribe(_ session: DownstreamSession, to uri: String) async throws(JSONRPCError) {
         await releaseEnded()
         let snapshot = self.snapshot
-        guard let server = resourceServer(uri, in: session.scope, snapshot) else { throw .resourceNotFound(uri) }
+        guard let server = try resourceServer(uri, in: session.scope, snapshot) else { throw .resourceNotFound(uri) }
         guard let link = snapshot.links[server] else { throw .resourceNotFound(uri) }
         guard let client = link.client, link.state.isConnected else {
             throw .upstreamUnavailable(Self.notConnectedMessage(server, link.state), server: server)

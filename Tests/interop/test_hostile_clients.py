@@ -8,6 +8,7 @@ bounds asserted are generous, for a loaded 2-core machine, and far below what th
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import queue
 import subprocess
@@ -18,8 +19,11 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from harness import LEGACY_VERSION, Gateway, answer_to, await_until, clean_env, raw_mcp
+from harness import INTEROP_DIR, LEGACY_VERSION, PYTHON, Gateway, RawSession, answer_to, await_until, clean_env, raw_mcp
 
+HOSTILE_SERVER = INTEROP_DIR / "servers" / "hostile_server.py"
+DOCS_TEMPLATE = "docs://{+base}/{+path}.md"
+MAX_URI_BYTES = 16 * 1024
 BATCH_VERSION = "2025-03-26"
 MAX_BATCH = 1000
 MIB = 1024 * 1024
@@ -331,3 +335,90 @@ def test_stdio_requests_past_the_in_flight_bound_are_refused_at_once(stdio_gatew
         assert time.monotonic() < deadline, f"no slot came free after the cancellation: {answer}"
         time.sleep(0.05)
     assert answer == {"jsonrpc": "2.0", "id": f"ping-{attempt}", "result": {}}
+
+
+# ---------------------------------------------------------------------------
+# Resource URIs against upstream templates
+
+
+def docs_and_demo(yrden: Path) -> dict:
+    """A server with an ordinary template of two reserved expressions, beside the demo server."""
+    return {
+        "mcpServers": {
+            "docs": {"command": PYTHON, "args": [str(HOSTILE_SERVER), "--template", DOCS_TEMPLATE]},
+            "demo": {"command": str(yrden), "args": ["demo-server"]},
+        }
+    }
+
+
+def post_in_thread(gw: Gateway, session: RawSession, body: dict) -> tuple[threading.Event, queue.Queue]:
+    """POSTs ``body`` in ``session`` from a thread of its own: the event is set once the request is written
+    whole, the queue then gets the JSON-RPC answer (or the exception)."""
+    sent = threading.Event()
+    answers: queue.Queue = queue.Queue()
+
+    def run() -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", gw.port, timeout=300)
+        try:
+            headers = {
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                **session.headers(),
+            }
+            connection.request("POST", "/mcp", body=json.dumps(body).encode(), headers=headers)
+            sent.set()
+            response = connection.getresponse()
+            text = response.read().decode()
+            if text.startswith("{"):
+                answers.put(json.loads(text))
+            else:
+                data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+                answers.put(next(json.loads(d) for d in data if '"id"' in d))
+        except Exception as error:  # handed to the test, which fails with it
+            sent.set()
+            answers.put(error)
+        finally:
+            connection.close()
+
+    threading.Thread(target=run, daemon=True).start()
+    return sent, answers
+
+
+async def test_a_uri_built_to_backtrack_does_not_stall_another_clients_call(gateway, yrden):
+    """`docs://` and 16,000 slashes against `docs://{+base}/{+path}.md`: a backtracking match took tens of
+    seconds on the gateway's one loop thread, during which no other client was answered."""
+    gw = gateway(docs_and_demo(yrden))
+    async with raw_mcp(gw.url) as raw:
+        hostile = await raw.initialize()
+        other = await raw.initialize()
+        uri = "docs://" + "/" * 16_000
+        read = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}}
+        sent, answers = post_in_thread(gw, hostile, read)
+        assert await asyncio.to_thread(sent.wait, 30), "the hostile read was never sent"
+        call = {"name": "demo__echo", "arguments": {"message": "still here"}}
+        echoed = await asyncio.wait_for(other.request("tools/call", call, id=2), timeout=5)
+        assert echoed["result"]["content"][0]["text"] == "still here", echoed
+        refused = await asyncio.to_thread(answers.get, True, 120)
+        assert not isinstance(refused, Exception), refused
+        assert refused["error"]["code"] == -32002, refused  # no template matches: resource not found
+        # The ordinary reads still route by the template.
+        found = await hostile.request("resources/read", {"uri": "docs://guide/intro.md"}, id=3)
+        assert found["result"]["contents"][0]["text"] == "read docs://guide/intro.md", found
+
+
+async def test_a_uri_past_the_bound_is_refused_naming_the_bound(gateway, yrden):
+    gw = gateway(docs_and_demo(yrden))
+    async with raw_mcp(gw.url) as raw:
+        session = await raw.initialize()
+        longest = "docs://a/" + "b" * (MAX_URI_BYTES - len("docs://a/") - 3) + ".md"
+        assert len(longest) == MAX_URI_BYTES
+        found = await session.request("resources/read", {"uri": longest}, id=1)
+        assert found["result"]["contents"][0]["text"] == f"read {longest}", str(found)[:300]
+        too_long = longest[:-3] + "b.md"
+        refused = await session.request("resources/read", {"uri": too_long}, id=2)
+        assert refused["error"]["code"] == -32602, str(refused)[:300]
+        assert str(MAX_URI_BYTES) in refused["error"]["message"], refused["error"]["message"]
+        assert too_long not in json.dumps(refused), "the refusal does not echo the URI back"
+        completion = {"ref": {"type": "ref/resource", "uri": too_long}, "argument": {"name": "base", "value": "x"}}
+        refused = await session.request("completion/complete", completion, id=3)
+        assert refused["error"]["code"] == -32602 and str(MAX_URI_BYTES) in refused["error"]["message"], refused

@@ -9,12 +9,15 @@ and to say things no well-behaved server says. It speaks the handshake era (``in
   ``floods`` finished, ``sent`` notifications written, ``pid``);
 - ``--schema-properties N``: one more tool, ``giant``, whose input schema has N properties;
 - ``--tools N``: N more small tools ``t0`` .. ``t{N-1}``, served ``--page-size`` per ``tools/list`` page;
-- ``--silent METHOD`` (repeatable): never answer requests of that method (a peer that stops answering).
+- ``--silent METHOD`` (repeatable): never answer requests of that method (a peer that stops answering);
+- ``--template T`` (repeatable): list resource template ``T``; ``resources/read`` of any URI answers one text
+  content, ``read <uri>``.
 
 With ``--port P`` it serves the same over Streamable HTTP instead (stateless, JSON answers; ``GET /mcp``
 opens the stream that ``flood`` then floods with SSE events).
 
-Run it as ``python hostile_server.py [--port P] [--schema-properties N] [--tools N] [--page-size P] [--silent M]``.
+Run it as ``python hostile_server.py [--port P] [--schema-properties N] [--tools N] [--page-size P] [--silent M]
+[--template T]``.
 """
 
 from __future__ import annotations
@@ -137,10 +140,15 @@ def answer(request: dict[str, Any], tools: list[dict[str, Any]], args: argparse.
         if start + args.page_size < len(tools):
             result["nextCursor"] = str(start + args.page_size)
         return result
-    if method in ("resources/list", "resources/templates/list"):
+    if method == "resources/list":
         STATS[f"list:{method}"] += 1
-        key = "resources" if method == "resources/list" else "resourceTemplates"
-        return {key: []}
+        return {"resources": []}
+    if method == "resources/templates/list":
+        STATS[f"list:{method}"] += 1
+        return {"resourceTemplates": [{"uriTemplate": t, "name": f"template {i}"} for i, t in enumerate(args.template)]}
+    if method == "resources/read":
+        uri = str(params.get("uri"))
+        return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": f"read {uri}"}]}
     if method == "tools/call":
         return call_tool(str(params.get("name")), params.get("arguments") or {})
     return None
@@ -211,6 +219,7 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--page-size", type=int, default=1000)
     parser.add_argument("--silent", action="append", default=[])
+    parser.add_argument("--template", action="append", default=[])
     args = parser.parse_args()
     tools = build_tools(args)
     if args.port:
