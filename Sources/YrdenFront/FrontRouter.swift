@@ -158,7 +158,7 @@ package struct FrontRouter: Sendable {
     ) -> HTTPResponse {
         if let refusal = (endpoint ?? mcp).accessRefusal(request) { return refusal }
         return request.path.hasSuffix("/sse")
-            ? legacySSE.openStream(request, base: base, scope: scope) : legacySSE.post(request)
+            ? legacySSE.openStream(request, base: base, scope: scope) : legacySSE.post(request, base: base)
     }
 
     /// The answer to a request that breaks a rule shared by every path, in the format of the path's endpoint.

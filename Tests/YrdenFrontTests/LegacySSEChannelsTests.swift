@@ -7,25 +7,37 @@ import YrdenLineIO
 @Suite struct LegacySSEChannelsTests {
     @Test func aPostReachesItsStreamUntilTheStreamCloses() async throws {
         let channels = LegacySSEChannels(limit: 4)
-        let (id, messages) = try #require(channels.openChannel())
+        let (id, messages) = try #require(channels.openChannel(base: ""))
         #expect(id.count == 32 && id.allSatisfy(\.isHexDigit))
-        #expect(channels.deliver(Array("{}".utf8), to: id) == .accepted)
-        #expect(channels.deliver(Array("{}".utf8), to: "0123") == .unknown)
+        #expect(channels.deliver(Array("{}".utf8), to: id, base: "") == .accepted)
+        #expect(channels.deliver(Array("{}".utf8), to: "0123", base: "") == .unknown)
         channels.close(id)
-        #expect(channels.deliver(Array("{}".utf8), to: id) == .unknown)
+        #expect(channels.deliver(Array("{}".utf8), to: id, base: "") == .unknown)
         var received: [LineInput] = []
         for await message in messages { received.append(message) }
         #expect(received == [.line(Array("{}".utf8))], "what came before the close is still taken")
     }
 
+    /// A stream takes POSTs only on the messages path of the endpoint that opened it: a session id of a
+    /// profile's stream POSTed to `/messages` (or to another profile's) is not found there.
+    @Test func aPostOnAnotherEndpointsPathDoesNotReachTheStream() throws {
+        let channels = LegacySSEChannels(limit: 4)
+        let (id, messages) = try #require(channels.openChannel(base: "/mcp/team"))
+        #expect(channels.deliver([], to: id, base: "") == .unknown)
+        #expect(channels.deliver([], to: id, base: "/mcp/other") == .unknown)
+        #expect(channels.deliver([], to: id, base: "/servers/team") == .unknown)
+        #expect(channels.deliver([], to: id, base: "/mcp/team") == .accepted)
+        withExtendedLifetime(messages) {}
+    }
+
     @Test func streamsAndWaitingMessagesAreBounded() throws {
         let channels = LegacySSEChannels(limit: 2)
-        let (id, messages) = try #require(channels.openChannel())
-        let second = channels.openChannel()
+        let (id, messages) = try #require(channels.openChannel(base: ""))
+        let second = channels.openChannel(base: "")
         #expect(second != nil)
-        #expect(channels.openChannel() == nil, "the third stream is refused")
-        for _ in 0..<LegacySSEChannels.maxWaiting { #expect(channels.deliver([], to: id) == .accepted) }
-        #expect(channels.deliver([], to: id) == .full)
+        #expect(channels.openChannel(base: "") == nil, "the third stream is refused")
+        for _ in 0..<LegacySSEChannels.maxWaiting { #expect(channels.deliver([], to: id, base: "") == .accepted) }
+        #expect(channels.deliver([], to: id, base: "") == .full)
         withExtendedLifetime((messages, second)) {}  // a stream nobody holds any more takes nothing
     }
 }

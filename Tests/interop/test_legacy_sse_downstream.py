@@ -89,3 +89,46 @@ def test_the_transport_refuses_what_breaks_its_rules(gateway, yrden):
         assert http.post(f"{gw.base}/messages", json=ping, headers=headers).status_code == 400
         foreign = http.get(f"{gw.base}/sse", headers={"Accept": "text/event-stream", "Origin": "https://evil.example"})
         assert foreign.status_code == 403
+
+
+PROFILE_TOKEN = "team-client-token-31c9"
+
+
+def ping(id: str) -> dict:
+    return {"jsonrpc": "2.0", "id": id, "method": "ping"}
+
+
+def test_a_post_feeds_only_a_stream_opened_on_its_own_endpoint(gateway, yrden):
+    """A stream's session id is accepted on the messages path of the endpoint that opened it alone, under that
+    endpoint's token rules: a profile's stream is not fed through the open aggregate `/messages`."""
+    document = config(yrden)
+    document["profiles"] = {"team": {"servers": ["demo"], "clientTokens": [PROFILE_TOKEN]}}
+    gw = gateway(document)
+    team = {"Authorization": f"Bearer {PROFILE_TOKEN}"}
+    json_type = {"Content-Type": "application/json"}
+    with httpx2.Client(timeout=10) as http:
+        with http.stream("GET", f"{gw.base}/mcp/team/sse", headers={"Accept": "text/event-stream", **team}) as stream:
+            assert stream.status_code == 200
+            lines = stream.iter_lines()
+            assert next(lines) == "event: endpoint"
+            path = next(lines).removeprefix("data: ")
+            assert path.startswith("/mcp/team/messages?sessionId=")
+            query = path.split("?", 1)[1]
+            for elsewhere in ("/messages", "/servers/demo/messages"):
+                refused = http.post(f"{gw.base}{elsewhere}?{query}", json=ping(elsewhere), headers=json_type)
+                assert refused.status_code == 404, (elsewhere, refused.status_code, refused.text)
+            assert http.post(f"{gw.base}{path}", json=ping("no token"), headers=json_type).status_code == 401
+            assert http.post(f"{gw.base}{path}", json=ping("own"), headers={**json_type, **team}).status_code == 202
+            answer = next(line for line in lines if line.startswith("data: {"))
+            assert json.loads(answer.removeprefix("data: "))["id"] == "own", "nothing refused reached the stream"
+        with http.stream("GET", f"{gw.base}/sse", headers={"Accept": "text/event-stream"}) as stream:
+            lines = stream.iter_lines()
+            assert next(lines) == "event: endpoint"
+            path = next(lines).removeprefix("data: ")
+            assert path.startswith("/messages?sessionId=")
+            query = path.split("?", 1)[1]
+            into_profile = http.post(f"{gw.base}/mcp/team/messages?{query}", json=ping("x"), headers={**json_type, **team})
+            assert into_profile.status_code == 404, into_profile.text
+            assert http.post(f"{gw.base}{path}", json=ping("aggregate"), headers=json_type).status_code == 202
+            answer = next(line for line in lines if line.startswith("data: {"))
+            assert json.loads(answer.removeprefix("data: "))["id"] == "aggregate"

@@ -4,6 +4,10 @@ import YrdenLineIO
 /// The legacy HTTP+SSE transport's open streams, by the id their `endpoint` event gave the client for its
 /// POSTs: where each POSTed message is handed to the stream's connection.
 ///
+/// Each stream belongs to the endpoint that opened it (`""`, `/mcp/{profile}` or `/servers/{id}`): a POST
+/// reaches it only through that endpoint's own `messages` path, so it passes the same access rules as the
+/// stream did (a profile's tokens are not the gateway's) and cannot feed another scope's stream.
+///
 /// Bounded twice: at most `limit` streams are open, and each holds at most `maxWaiting` messages its
 /// connection has not taken yet; a POST past that is refused (429) rather than queued.
 final class LegacySSEChannels: Sendable {
@@ -18,7 +22,7 @@ final class LegacySSEChannels: Sendable {
     }
 
     let limit: Int
-    private let open = Mutex<[String: AsyncStream<LineInput>.Continuation]>([:])
+    private let open = Mutex<[String: (base: String, feed: AsyncStream<LineInput>.Continuation)]>([:])
 
     init(limit: Int) {
         self.limit = limit
@@ -26,8 +30,9 @@ final class LegacySSEChannels: Sendable {
 
     var count: Int { open.withLock { $0.count } }
 
-    /// A new stream's id and the messages POSTed to it; `nil` when `limit` streams are open.
-    func openChannel() -> (id: String, messages: AsyncStream<LineInput>)? {
+    /// A new stream's id and the messages POSTed to it through `base`'s messages path; `nil` when `limit`
+    /// streams are open.
+    func openChannel(base: String) -> (id: String, messages: AsyncStream<LineInput>)? {
         let (messages, feed) = AsyncStream.makeStream(
             of: LineInput.self,
             bufferingPolicy: .bufferingOldest(Self.maxWaiting)
@@ -35,15 +40,18 @@ final class LegacySSEChannels: Sendable {
         let id = Self.newID()
         let opened = open.withLock { open in
             guard open.count < limit else { return false }
-            open[id] = feed
+            open[id] = (base, feed)
             return true
         }
         return opened ? (id, messages) : nil
     }
 
-    /// Hands one POSTed message to stream `id`'s connection.
-    func deliver(_ body: [UInt8], to id: String) -> Delivery {
-        guard let feed = open.withLock({ $0[id] }) else { return .unknown }
+    /// Hands one POSTed message, which arrived on `base`'s messages path, to stream `id`'s connection; a
+    /// stream another endpoint opened is as unknown here as one never opened.
+    func deliver(_ body: [UInt8], to id: String, base: String) -> Delivery {
+        guard let feed = open.withLock({ $0[id] }).flatMap({ $0.base == base ? $0.feed : nil }) else {
+            return .unknown
+        }
         switch feed.yield(.line(body)) {
         case .enqueued: return .accepted
         case .dropped: return .full
@@ -55,7 +63,7 @@ final class LegacySSEChannels: Sendable {
 
     /// Closes stream `id`: no more POSTs reach it, and its connection ends once it has taken what came.
     func close(_ id: String) {
-        open.withLock { $0.removeValue(forKey: id) }?.finish()
+        open.withLock { $0.removeValue(forKey: id) }?.feed.finish()
     }
 
     /// 128 random bits in hex, as session ids are: unguessable, since the id is all a POST needs.

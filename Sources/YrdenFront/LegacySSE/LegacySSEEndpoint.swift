@@ -15,13 +15,14 @@ struct LegacySSEEndpoint: Sendable {
     let channels: LegacySSEChannels
     static let maxWaitingEvents = 1024
 
-    /// `GET …/sse`: the stream. `base` is the path the messages endpoint hangs from (`""` or `/servers/{id}`).
+    /// `GET …/sse`: the stream. `base` is the path the messages endpoint hangs from (`""`, `/mcp/{profile}` or
+    /// `/servers/{id}`); the stream takes POSTs on that path only.
     func openStream(_ request: HTTPRequest, base: String, scope: CatalogScope) -> HTTPResponse {
         guard request.method == "GET" else { return FrontResponses.methodNotAllowed("GET") }
         guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
             return MCPEndpoint.notAcceptable("Accept must list text/event-stream")
         }
-        guard let (id, messages) = channels.openChannel() else {
+        guard let (id, messages) = channels.openChannel(base: base) else {
             return HTTPResponse.text(503, "too many open streams (\(channels.limit)); close one and try again\n")
         }
         let gateway = self.gateway
@@ -68,8 +69,9 @@ struct LegacySSEEndpoint: Sendable {
         )
     }
 
-    /// `POST …/messages?sessionId=…`: one JSON-RPC message for that stream's connection, answered 202.
-    func post(_ request: HTTPRequest) -> HTTPResponse {
+    /// `POST …/messages?sessionId=…`: one JSON-RPC message for that stream's connection, answered 202, when
+    /// the stream was opened under the same `base`.
+    func post(_ request: HTTPRequest, base: String) -> HTTPResponse {
         guard request.method == "POST" else { return FrontResponses.methodNotAllowed("POST") }
         guard MediaTypeRules.isJSON(request.headers["Content-Type"]) else {
             return FrontResponses.rpcError(415, .invalidRequest("Unsupported Media Type: send application/json"))
@@ -77,7 +79,7 @@ struct LegacySSEEndpoint: Sendable {
         guard let id = request.query["sessionId"], !id.isEmpty else {
             return FrontResponses.rpcError(400, .invalidRequest("missing sessionId; GET the sse endpoint first"))
         }
-        switch channels.deliver(request.body, to: id) {
+        switch channels.deliver(request.body, to: id, base: base) {
         case .accepted:
             return HTTPResponse.text(202, "Accepted\n")
         case .unknown:
