@@ -99,6 +99,7 @@ import YrdenTesting
                     ParkClaims(
                         park: "p1-1",
                         method: MCPMethod.toolsCall,
+                        scope: "gateway",
                         name: "a__echo",
                         arguments: "",
                         principal: "",
@@ -149,6 +150,29 @@ import YrdenTesting
         // Arguments in another key order are the same arguments.
         let reordered = Self.call(arguments: ["x": 1], id: 7, retry: (state, responses))
         let done = await running.gateway.respondStateless(to: reordered, principal: "Bearer one", related: nil)
+        #expect(try done.outcome.get()["structuredContent"]?["sampled"] == Self.sampled)
+        await running.stop()
+    }
+
+    /// A profile that keeps the aggregate's names calls the same tool under the same name, yet a token the
+    /// aggregate gave is no key to it: the retry must come where the call was made, under that endpoint's
+    /// rules.
+    @Test func aTokenIsBoundToTheEndpointThatGaveIt() async throws {
+        let running = Self.running()
+        running.gateway.setProfiles([ProfileSpec(name: "all")])
+        #expect(await running.connected("a"))
+        let (key, state) = try await park(running)
+        let responses: JSONValue = .object([key: Self.sampled])
+        let elsewhere = await running.gateway.respondStateless(
+            to: Self.call(id: 3, retry: (state, responses)),
+            principal: "Bearer one",
+            scope: .profile("all"),
+            related: nil
+        )
+        #expect(refusal(elsewhere)?.code == -32602)
+        #expect(refusal(elsewhere)?.data?["reason"] == "invalid_request_state")
+        let retry = Self.call(id: 4, retry: (state, responses))
+        let done = await running.gateway.respondStateless(to: retry, principal: "Bearer one", related: nil)
         #expect(try done.outcome.get()["structuredContent"]?["sampled"] == Self.sampled)
         await running.stop()
     }

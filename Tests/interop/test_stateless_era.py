@@ -14,9 +14,11 @@ import httpx2
 import pytest
 
 from harness import (
+    ASKING_SERVER,
     JSON_AND_SSE,
     LEGACY_VERSION,
     MODERN_VERSION,
+    PYTHON,
     Gateway,
     answer_to,
     messages_in,
@@ -237,3 +239,32 @@ async def test_listen_stamps_each_change_and_ends_with_its_result_when_the_gatew
     assert end["id"] == 7 and end["result"]["resultType"] == "complete"
     assert end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 7
     assert gw.proc.returncode == 0
+
+
+async def test_a_request_state_is_accepted_only_on_the_endpoint_that_gave_it(gateway):
+    """A profile that keeps the aggregate's names calls the same tool by the same name; the token `/mcp` sealed
+    for a parked call is still refused there, and still opens the call where it was made."""
+    gw = gateway(
+        {
+            "mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": LEGACY_VERSION}},
+            "profiles": {"all": {}},
+        }
+    )
+    meta = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+    call = {"name": "asking__ask_name", "arguments": {}}
+    sent = headers("tools/call", "asking__ask_name")
+    async with raw_mcp(gw.url) as raw:
+        first = answer_to(await raw.post(modern("tools/call", call, meta=meta), headers=sent), 1)["result"]
+        assert first["resultType"] == "input_required", first
+        (key,) = first["inputRequests"]
+        answered = {key: {"action": "accept", "content": {"name": "Ada"}}}
+        retry = {**call, "requestState": first["requestState"], "inputResponses": answered}
+        elsewhere = await raw.http.post(
+            f"{gw.base}/mcp/all",
+            content=json.dumps(modern("tools/call", retry, id=2, meta=meta)).encode(),
+            headers={**raw.base_headers, **sent},
+        )
+        error = answer_to(elsewhere, 2)["error"]
+        assert error["code"] == -32602 and error["data"]["reason"] == "invalid_request_state", error
+        done = answer_to(await raw.post(modern("tools/call", retry, id=3, meta=meta), headers=sent), 3)["result"]
+        assert done["content"][0]["text"] == "Hello, Ada!", done

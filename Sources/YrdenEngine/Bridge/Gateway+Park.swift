@@ -9,8 +9,8 @@ extension Gateway {
     /// The methods that may answer `input_required`.
     static let parkableMethods: Set<String> = [MCPMethod.toolsCall, MCPMethod.promptsGet, MCPMethod.resourcesRead]
 
-    /// The refusal of a `requestState` that is not a live token of this gateway for this very request;
-    /// nothing is changed by it.
+    /// The refusal of a `requestState` that is not a live token of this gateway for this very request (its
+    /// method, name, arguments, caller and endpoint); nothing is changed by it.
     static let invalidRequestState = JSONRPCError(
         code: -32602,
         message: "Invalid or expired requestState",
@@ -32,11 +32,13 @@ extension Gateway {
         let name = request.params?["name"]?.stringValue ?? request.params?["uri"]?.stringValue ?? ""
         let arguments = RequestStateSeal.digest(request.params?["arguments"])
         let principal = RequestStateSeal.digest(credential: context.principal)
+        let scope = context.session.scope.claim
         var resumed: ParkedCall?
         if let state = request.params?["requestState"] {
             guard let token = state.stringValue, let claims = requestStates.open(token),
-                claims.method == request.method, claims.name == name, claims.arguments == arguments,
-                claims.principal == principal, claims.expires > Int(Date().timeIntervalSince1970),
+                claims.method == request.method, claims.scope == scope, claims.name == name,
+                claims.arguments == arguments, claims.principal == principal,
+                claims.expires > Int(Date().timeIntervalSince1970),
                 let parked = parked.take(claims.park)
             else { throw Self.invalidRequestState }
             resumed = parked
@@ -98,6 +100,7 @@ extension Gateway {
         return .success([
             "resultType": "input_required", "inputRequests": .object(asks),
             "requestState": .string(requestStates.seal(claims)),
+            scope: scope,
         ])
     }
 

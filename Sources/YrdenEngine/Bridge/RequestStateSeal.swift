@@ -8,6 +8,9 @@ struct ParkClaims: Sendable, Hashable, Codable {
     /// The parked call's id in ``ParkedCalls``.
     var park: String
     var method: String
+    /// The catalog the call was made in (``CatalogScope/claim``): a public name means another tool on another
+    /// endpoint, and a profile's tokens are not the aggregate's.
+    var scope: String
     /// The public tool or prompt name, or the resource URI.
     var name: String
     /// SHA-256 of the arguments in canonical JSON, hex.

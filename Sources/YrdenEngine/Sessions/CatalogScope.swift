@@ -8,6 +8,17 @@ package enum CatalogScope: Sendable, Hashable {
     case profile(String)
 }
 
+extension CatalogScope {
+    /// The scope as a gateway-sealed `requestState` binds it: one text per endpoint.
+    var claim: String {
+        switch self {
+        case .gateway: "gateway"
+        case .server(let id): "server:" + id
+        case .profile(let name): "profile:" + name
+        }
+    }
+}
+
 extension Gateway.Snapshot {
     /// Whether server `id`'s tools, prompts and resources are in `scope`.
     package func includes(_ id: String, in scope: CatalogScope) -> Bool {
