@@ -27,6 +27,9 @@ from harness import PYTHON, INTEROP_DIR, Gateway, free_port
 from oauth_peer import oauth_server  # noqa: F401 (a fixture)
 
 HOSTILE_APP_SERVER = INTEROP_DIR / "servers" / "hostile_app_server.py"
+SECRET_SERVER = INTEROP_DIR / "servers" / "secret_server.py"
+LISTED_SECRET = "vault-listed-4c81e2"
+UNLISTED_SECRET = "vault-unlisted-9b07d3"
 ADMIN_TOKEN = "console-admin-7f3a9c"
 CONNECTED = "connected"
 
@@ -218,7 +221,8 @@ def test_the_demo_app_calls_a_tool_through_the_host(gateway, yrden, browser) -> 
     console = Console(browser, gw).open("explore")
     console.call_tool("demo", "demo__show_dashboard")
     card = wait_for(lambda: console.app_cards("show_dashboard")[0], "the dashboard view")
-    outer = card.find_element(By.CSS_SELECTOR, "iframe")
+    # The frame comes once the page is read (through the server's own endpoint, whose session opens first).
+    outer = wait_for(lambda: card.find_element(By.CSS_SELECTOR, "iframe"), "the dashboard's sandbox frame")
     settings = console.settings()
     assert outer.get_attribute("src").startswith(settings["sandboxOrigin"] + "/sandbox.html")
     assert not settings["sandboxOrigin"].startswith(console.base)
@@ -255,7 +259,7 @@ def test_two_app_views_each_see_their_own_call(gateway, browser, origins) -> Non
 def test_a_hostile_app_page_is_contained(gateway, browser, origins) -> None:
     undeclared = origins()
     declared = origins()
-    gw = gateway(hostile_config(origins, declared=declared, undeclared=undeclared))
+    gw = gateway(hostile_config(origins, declared=declared, undeclared=undeclared, victim=True))
     console = Console(browser, gw).open("explore")
     title = browser.title
     console.call_tool("hostile", "hostile__probe", marker="x")
@@ -274,13 +278,26 @@ def test_a_hostile_app_page_is_contained(gateway, browser, origins) -> None:
     assert report["modelOnly"] == "refused", report
     assert report["unknownTool"] == "refused", report
     assert browser.title == title  # the console's document was not touched
+    # Another server's resources, listed or not, by URIs the page's own `{+anything}` template matches.
+    assert report["readListed"] == "refused", report
+    assert report["readUnlisted"] == "refused", report
+    assert LISTED_SECRET not in raw and UNLISTED_SECRET not in raw, report
 
 
-def hostile_config(origins, declared: Origin | None = None, undeclared: Origin | None = None) -> dict[str, Any]:
+def hostile_config(
+    origins, declared: Origin | None = None, undeclared: Origin | None = None, victim: bool = False
+) -> dict[str, Any]:
+    """The hostile app's server; with ``victim``, after a server of secrets (first, so that its template routes
+    its unlisted URIs on the aggregate before the hostile server's catch-all does)."""
     declared = declared or origins()
     undeclared = undeclared or origins()
     env = {"HOSTILE_DECLARED_ORIGIN": declared.url, "HOSTILE_UNDECLARED_URL": f"{undeclared.url}/undeclared"}
-    return {"mcpServers": {"hostile": {"command": PYTHON, "args": [str(HOSTILE_APP_SERVER)], "env": env}}}
+    servers: dict[str, Any] = {}
+    if victim:
+        secrets = {"SECRET_LISTED": LISTED_SECRET, "SECRET_UNLISTED": UNLISTED_SECRET}
+        servers["vault"] = {"command": PYTHON, "args": [str(SECRET_SERVER)], "env": secrets}
+    servers["hostile"] = {"command": PYTHON, "args": [str(HOSTILE_APP_SERVER)], "env": env}
+    return {"mcpServers": servers}
 
 
 # ---------------------------------------------------------------------------

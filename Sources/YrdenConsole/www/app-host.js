@@ -1,9 +1,12 @@
 // The MCP Apps host (SEP-1865): each app view runs in the double-iframe sandbox on the sandbox origin,
-// speaks JSON-RPC over postMessage with this page, and reaches tools and resources of its own server only.
-import { allTools, servers } from './api.js';
+// speaks JSON-RPC over postMessage with this page, and reaches tools and resources of its own server only:
+// its requests go to that server's own endpoint (/servers/{id}/mcp), never by name or URI through the
+// aggregate, whose routes would take a URI the page chose to whichever server the gateway's table names.
+import { servers } from './api.js';
 import { allowList, buildAppCsp } from './app-csp.js';
 import { confirmAction } from './dialogs.js';
 import { h } from './dom.js';
+import { McpClient } from './mcp-client.js';
 import { currentTheme, onThemeChange } from './theme.js';
 
 const APP_PROTOCOL = '2026-01-26';
@@ -24,9 +27,9 @@ function appVisible(tool) {
 }
 
 export class AppHost {
-  constructor({ client, settings, list, empty }) {
-    this.client = client;
+  constructor({ settings, list, empty }) {
     this.settings = settings;
+    this.serverClients = new Map(); // server id → the console's session on that server's own endpoint
     this.list = list;
     this.empty = empty;
     this.views = new Set();
@@ -50,6 +53,14 @@ export class AppHost {
     return view;
   }
 
+  /** The console's MCP client of server `serverId` alone: what a page of that server reaches, and nothing else. */
+  clientOf(serverId) {
+    if (!this.serverClients.has(serverId)) {
+      this.serverClients.set(serverId, new McpClient(serverEndpoint(serverId)));
+    }
+    return this.serverClients.get(serverId);
+  }
+
   closed(view) {
     this.views.delete(view);
     this.empty.hidden = this.views.size > 0;
@@ -60,6 +71,7 @@ class AppView {
   constructor(host, { serverId, tool, args, call, cancel }) {
     Object.assign(this, { host, serverId, tool, args, call, cancel });
     this.uri = uiResourceOf(tool);
+    this.client = host.clientOf(serverId);
     this.initialized = false;
     this.queue = []; // host → view notifications held until the view says it is initialized
     this.pending = new Map(); // ids of our requests to the view → resolve
@@ -80,7 +92,7 @@ class AppView {
   async start() {
     if (!this.uri?.startsWith('ui://')) throw new Error(`The tool's UI resource is not a ui:// URI: ${this.uri}`);
     const [read, listing] = await Promise.all([
-      this.host.client.request('resources/read', { uri: this.uri }),
+      this.client.request('resources/read', { uri: this.uri }),
       servers.resources(this.serverId).catch(() => ({ resources: [] })),
     ]);
     const contents = read?.contents || [];
@@ -222,8 +234,8 @@ class AppView {
       case 'tools/list':
         return { tools: (await servers.tools(this.serverId)).tools.filter(appVisible) };
       case 'resources/read':
-        await this.#checkResource(params.uri);
-        return this.host.client.request('resources/read', { uri: params.uri });
+        if (typeof params.uri !== 'string') throw Object.assign(new Error('resources/read needs a uri'), { code: -32602 });
+        return this.client.request('resources/read', { uri: params.uri });
       case 'resources/list':
         return { resources: (await servers.resources(this.serverId)).resources };
       case 'resources/templates/list':
@@ -257,30 +269,16 @@ class AppView {
     };
   }
 
-  // An app calls its own server's tools by their upstream names; the gateway knows them by public name.
+  // An app calls its own server's tools by their upstream names, which are the names on the server's own
+  // endpoint; that endpoint applies the server's tool filter and pinning as the aggregate does.
   async #callTool({ name, arguments: args }) {
     if (typeof name !== 'string') throw Object.assign(new Error('tools/call needs a tool name'), { code: -32602 });
-    const [{ tools }, aggregated] = await Promise.all([servers.tools(this.serverId), allTools()]);
+    const { tools } = await servers.tools(this.serverId);
     const tool = tools.find((t) => t.name === name);
     if (!tool) throw Object.assign(new Error(`${this.serverId} has no tool "${name}"`), { code: -32602 });
     if (!appVisible(tool)) throw new Error(`"${name}" is not visible to apps`);
-    const separator = this.host.settings.toolSeparator || '__';
-    const published = aggregated.tools.find((t) => {
-      const at = t.tool.name.indexOf(separator);
-      return t.server === this.serverId && at >= 0 && t.tool.name.slice(at + separator.length) === name;
-    });
-    if (!published) throw new Error(`"${name}" is not offered by the gateway`);
     this.#logLine(`The app called ${name}`);
-    return this.host.client.request('tools/call', { name: published.tool.name, arguments: args || {} });
-  }
-
-  async #checkResource(uri) {
-    if (typeof uri !== 'string') throw Object.assign(new Error('resources/read needs a uri'), { code: -32602 });
-    if (uri === this.uri) return;
-    const { resources, resourceTemplates } = await servers.resources(this.serverId);
-    if (resources.some((r) => r.uri === uri)) return;
-    if (resourceTemplates.some((t) => templateMatches(t.uriTemplate, uri))) return;
-    throw new Error(`${uri} is not a resource of ${this.serverId}`);
+    return this.client.request('tools/call', { name, arguments: args || {} });
   }
 
   async #openLink(url) {
@@ -329,11 +327,7 @@ function contentText(content) {
   return blocks.map((b) => (b?.type === 'text' ? b.text : JSON.stringify(b))).join(' ');
 }
 
-/** Level-1 RFC 6570 matching: each {var} stands for one path segment ({+var} for anything). */
-function templateMatches(template, uri) {
-  const pattern = template
-    .split(/(\{[^}]*\})/)
-    .map((part) => (part.startsWith('{') ? (part.startsWith('{+') ? '.*' : '[^/]*') : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('');
-  return new RegExp(`^${pattern}$`).test(uri);
+/** The MCP endpoint of server `serverId` alone. */
+export function serverEndpoint(serverId) {
+  return `/servers/${encodeURIComponent(serverId)}/mcp`;
 }

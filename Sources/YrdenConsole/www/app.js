@@ -18,7 +18,6 @@ async function main() {
 
   const client = new McpClient('/mcp');
   const appHost = new AppHost({
-    client,
     settings,
     list: document.getElementById('app-list'),
     empty: document.getElementById('apps-empty'),
