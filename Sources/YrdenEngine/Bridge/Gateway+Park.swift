@@ -92,6 +92,7 @@ extension Gateway {
         let claims = ParkClaims(
             park: id,
             method: request.method,
+            scope: scope,
             name: name,
             arguments: arguments,
             principal: principal,
@@ -100,7 +101,6 @@ extension Gateway {
         return .success([
             "resultType": "input_required", "inputRequests": .object(asks),
             "requestState": .string(requestStates.seal(claims)),
-            scope: scope,
         ])
     }
 
