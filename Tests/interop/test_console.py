@@ -277,11 +277,11 @@ def test_a_hostile_app_page_is_contained(gateway, browser, origins) -> None:
     assert report["echoBack"] == "echo: via host", report
     assert report["modelOnly"] == "refused", report
     assert report["unknownTool"] == "refused", report
-    assert browser.title == title  # the console's document was not touched
     # Another server's resources, listed or not, by URIs the page's own `{+anything}` template matches.
     assert report["readListed"] == "refused", report
     assert report["readUnlisted"] == "refused", report
     assert LISTED_SECRET not in raw and UNLISTED_SECRET not in raw, report
+    assert browser.title == title  # the console's document was not touched
 
 
 def hostile_config(
