@@ -88,18 +88,16 @@ extension Gateway {
             }
         }
         let timeout = isToolCall ? timeouts.toolCall : timeouts.request
-        // What the upstream asks during the call goes to this client, on the call's own stream. A 2026-07-28
-        // client's relay only refuses (with the reason), so it has one with or without a stream.
+        // What the upstream asks during the call goes to this client, on the call's own stream. Every call has
+        // a relay, so that what cannot be relayed is refused for its true reason (a capability the client did
+        // not declare, a client of 2026-07-28); a call without a stream is of a client that declared nothing.
         let isModern = context.session.protocolVersion == ProtocolVersion.modern
-        var relay: SessionRelay?
-        if let send = context.related ?? (isModern ? Self.sendsNothing : nil) {
-            relay = SessionRelay(
-                session: context.session,
-                capabilities: context.clientCapabilities,
-                send: send,
-                timeout: timeouts.toolCall
-            )
-        }
+        let relay = SessionRelay(
+            session: context.session,
+            capabilities: context.clientCapabilities,
+            send: context.related ?? (isModern ? Self.sendsNothing : nil),
+            timeout: timeouts.toolCall
+        )
         var options = RequestOptions(
             timeout: timeout,
             maxTotalTimeout: timeout * 4,
@@ -110,13 +108,15 @@ extension Gateway {
                 ? nil
                 : Self.upstreamCapabilities(
                     // A 2026-07-28 client is asked through the result; a handshake-era one only on a stream.
-                    for: isModern || relay != nil ? context.clientCapabilities : [:]
+                    for: isModern || context.related != nil ? context.clientCapabilities : [:]
                 )
         )
         options.headers = headers
         if let level = context.logLevel, let related = context.related {
-            // Log messages sent as part of this call, on its stream, at the level the client asked for.
+            // Log messages sent as part of this call, on its stream, at the level the client asked for; a
+            // 2026-07-28 client's level is its request's alone (a handshake-era session's reaches it as events).
             options.logLevel = level
+            options.asksForLogs = isModern
             options.onMessage = { params in
                 guard let message = Self.logMessage(params, from: server, atLeast: level) else { return }
                 related(.notification(message))

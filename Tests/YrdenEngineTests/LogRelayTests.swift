@@ -84,11 +84,12 @@ import YrdenTesting
         )
     }
 
-    /// A modern fake whose `echo` logs one line during the call. With `release`, the call logs once released
-    /// and answers only when `calls` calls have logged, so every message is sent while all are in flight.
-    private static func channels(release: Completion? = nil, calls: Int = 1) -> FakeUpstreams {
+    /// A modern fake (or, with `modern` false, a handshake-era one) whose `echo` logs one line during the call.
+    /// With `release`, the call logs once released and answers only when `calls` calls have logged, so every
+    /// message is sent while all are in flight.
+    private static func channels(release: Completion? = nil, calls: Int = 1, modern: Bool = true) -> FakeUpstreams {
         var script = FakeUpstreamScript()
-        script.modern = true
+        script.modern = modern
         script.capabilities["logging"] = [:]
         let channels = FakeUpstreams(script)
         let logged = Recording<Int>()
@@ -119,6 +120,38 @@ import YrdenTesting
         }
         #expect(logged.map { $0.params?["data"] } == ["from the call"])
         #expect(logged.first?.params?["logger"] == "a")
+        await running.stop()
+    }
+
+    /// A handshake-era server's pipe says no request either, and it logs whether or not a request asked: its
+    /// message is the one asking request's, and still reaches sessions that set a level for the server.
+    @Test func aHandshakeEraServersMessageGoesToTheOneRequestThatAskedAndToSessionsWithALevel() async throws {
+        let channels = Self.channels(modern: false)
+        channels["a"].handle(MCPMethod.loggingSetLevel) { _ in .result([:]) }
+        let running = RunningGateway([stdioSpec("a")], channels: channels)
+        #expect(await running.connected("a"))
+        let following = try await running.openSession()
+        let heard = following.openNotificationStream()
+        #expect(await running.send(MCPMethod.loggingSetLevel, ["level": "info"], in: following).result == [:])
+        let related = Recording<JSONRPCMessage>()
+        let response = await running.gateway.respondStateless(
+            to: Self.request(1, level: "info"),
+            related: { related.append($0) }
+        )
+        #expect((try? response.outcome.get()) != nil)
+        let logged = related.elements.compactMap { message -> JSONRPCNotification? in
+            if case .notification(let notification) = message, notification.method == MCPMethod.message {
+                return notification
+            }
+            return nil
+        }
+        #expect(logged.map { $0.params?["data"] } == ["from the call"])
+        var iterator = heard.makeAsyncIterator()
+        guard case .notification(let followed)? = await iterator.next() else {
+            Issue.record("no message reached the session that set a level")
+            return
+        }
+        #expect(followed.params?["data"] == "from the call")
         await running.stop()
     }
 

@@ -75,6 +75,29 @@ import YrdenTesting
         await running.stop()
     }
 
+    /// A client that declared nothing has no stream for its calls; what the upstream asks during one is
+    /// refused for that reason, not as if it came outside any call.
+    @Test func aClientThatDeclaredNothingIsToldItDidNotDeclareTheCapability() async throws {
+        let running = RunningGateway([stdioSpec("a")], channels: Self.askingChannels())
+        #expect(await running.connected("a"))
+        let session = try await running.openSession()
+        let answer = await running.call("a__echo", in: session)
+        #expect(answer.error?.message == "The client did not declare the sampling capability")
+        await running.stop()
+    }
+
+    /// The gateway's own refusal is logged as the gateway's remark about the server, never as its stderr.
+    @Test func aRefusalIsTheGatewaysEntryNotTheServersStderr() async throws {
+        let running = RunningGateway([stdioSpec("a")])
+        #expect(await running.connected("a"))
+        _ = await running["a"].ask(MCPMethod.samplingCreateMessage, params: Self.sampling)
+        let entries = running.gateway.logRing("a")?.recent() ?? []
+        let refusals = entries.filter { $0.message.contains("refused \(MCPMethod.samplingCreateMessage)") }
+        #expect(refusals.map(\.event) == ["gateway"])
+        #expect(!entries.contains { $0.event == "stderr" })
+        await running.stop()
+    }
+
     @Test func whileCallsOfTwoClientsAreInFlightTheAskerCannotBeToldAndIsRefused() async throws {
         let channels = Self.askingChannels()
         channels["a"].handleTool("hold") { _ in .never }

@@ -118,9 +118,18 @@ async def test_a_client_that_did_not_declare_sampling_is_never_asked(gateway, mo
 async def test_two_clients_each_answer_their_own_calls_over_http(gateway, http_asking, protocol):
     gw = gateway({"mcpServers": {"asking": {"url": http_asking, "protocol": protocol}}})
 
+    asked: list[str] = []
+    both_asked = anyio.Event()
+
     def named(name: str):
         async def answer(context, params: types.ElicitRequestParams) -> types.ElicitResult:
-            await anyio.sleep(0.5)  # both calls are in flight at once
+            # Neither answers until both were asked: both calls are in flight at once, each waiting on its own
+            # client.
+            asked.append(name)
+            if len(asked) == 2:
+                both_asked.set()
+            with anyio.fail_after(15):
+                await both_asked.wait()
             return types.ElicitResult(action="accept", content={"name": name})
 
         return answer
@@ -229,3 +238,18 @@ async def test_pinning_the_handshake_to_a_modern_only_server_fails_with_the_reas
 
     status = await await_until(failed, 20, what="the pinned server refused")
     assert "2026-07-28" in json.dumps(status["lastError"]), status
+
+
+async def test_a_client_that_declared_nothing_is_told_so_and_the_refusal_is_the_gateways(gateway):
+    """A client that declared nothing it can be asked has no stream for its calls; what a stdio server asks
+    during one is refused for that reason (not as if it came outside any call), and the refusal is logged as
+    the gateway's remark about the server, not as a line of the server's stderr."""
+    gw = gateway(stdio_config("2025-11-25"))
+    async with mcp_session(gw.url, mode="legacy") as s:
+        await s.wait_for_tools(TOOLS)
+        with pytest.raises(MCPError, match="did not declare the elicitation capability"):
+            await call(s, "asking__ask_name")
+    async with httpx2.AsyncClient(timeout=10) as http:
+        entries = (await http.get(f"{gw.base}/api/v1/logs", params={"server": "asking", "limit": 1000})).json()
+    refusals = [e for e in entries["entries"] if "refused elicitation/create" in e["message"]]
+    assert [e["event"] for e in refusals] == ["gateway"], entries

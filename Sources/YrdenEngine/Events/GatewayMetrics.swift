@@ -14,9 +14,10 @@ enum GatewayMetrics {
     static let stateLabel = "yrden_upstream_state"
     static let reconnects = "yrden_upstream_reconnects_total"
     static let shedNotifications = "yrden_upstream_notifications_shed_total"
-    /// Why a notification from an upstream was not queued: a list change already waiting (`coalesced`), or
-    /// any other past the queue's bound (`dropped`).
-    static let shedReasons = ["coalesced", "dropped"]
+    /// Why a notification from an upstream was not queued: a list change already waiting (`coalesced`), any
+    /// other past the queue's bound (`dropped`), or a log message that said no request while several requests
+    /// in flight had asked for logs (`unattributed_log`).
+    static let shedReasons = ["coalesced", "dropped", "unattributed_log"]
 
     static let methods: Set<String> = [
         MCPMethod.toolsCall, MCPMethod.toolsList, MCPMethod.promptsGet, MCPMethod.promptsList,
@@ -74,6 +75,11 @@ enum GatewayMetrics {
         for (reason, count) in zip(shedReasons, [coalesced, dropped]) where count > 0 {
             Counter(label: shedNotifications, dimensions: [("server", server), ("reason", reason)]).increment(by: count)
         }
+    }
+
+    /// A log message of `server` dropped because whose it was could not be told.
+    static func recordUnattributedLog(server: String) {
+        Counter(label: shedNotifications, dimensions: [("server", server), ("reason", "unattributed_log")]).increment()
     }
 
     /// The request counter and timer of each server and method, made once: asking the backend for them by

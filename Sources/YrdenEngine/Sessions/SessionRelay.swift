@@ -7,8 +7,9 @@ struct SessionRelay: ServerRequestRelay {
     let session: DownstreamSession
     /// What the client declared it can answer: its session's, or a 2026-07-28 request's own.
     let capabilities: JSONObject
-    /// The call's stream to its client (the SSE stream of its POST, or the stdio pipe).
-    let send: RelatedMessageSink
+    /// The call's stream to its client (the SSE stream of its POST, or the stdio pipe); `nil` when the call has
+    /// none (its client declared nothing it could be asked).
+    let send: RelatedMessageSink?
     /// How long the client may take: a person may be answering.
     let timeout: Duration
 
@@ -28,6 +29,11 @@ struct SessionRelay: ServerRequestRelay {
                     message:
                         "The client speaks MCP 2026-07-28, which takes no requests; \(request.method) cannot be relayed to it here"
                 )
+            )
+        }
+        guard let send else {
+            return .failure(
+                JSONRPCError(code: -32603, message: "The call has no stream to its client to carry \(request.method)")
             )
         }
         if request.method == MCPMethod.elicitationCreate, let id = request.params?["elicitationId"]?.stringValue {

@@ -109,6 +109,10 @@ extension UpstreamConnection {
         return try UpstreamClient(
             open: { handler throws(UpstreamError) in try channels.open(route, for: spec, handler: handler) },
             log: channelLog(stream: stream),
+            diagnostics: UpstreamDiagnostics(
+                note: gatewayNote(),
+                droppedLog: { GatewayMetrics.recordUnattributedLog(server: server) }
+            ),
             time: gateway.connector.time,
             onShed: { coalesced, dropped in
                 GatewayMetrics.recordShedNotifications(server: server, coalesced: coalesced, dropped: dropped)
@@ -121,6 +125,20 @@ extension UpstreamConnection {
     private func noteTransport(_ message: String) {
         logger.info("\(message)")
         gateway.logRing(spec.id)?.append(message, level: .info, event: "transport")
+    }
+
+    /// Where the gateway's own remarks about the server go (a request of the server it refused, a message it
+    /// ignored): logged as the gateway's, naming the server, and kept in the server's ring as the gateway's
+    /// (`gateway`), never in its `stderr` stream as if the server had written them.
+    private func gatewayNote() -> @Sendable (String) -> Void {
+        let ring = gateway.logRing(spec.id)
+        let logger = self.logger
+        let secrets = ServerSecrets(spec)
+        return { remark in
+            let line = secrets.scrub(remark)
+            ring?.append(line, level: .notice, event: "gateway")
+            logger.notice("\(line)")
+        }
     }
 
     /// Where a channel's diagnostics go: the server's log ring (the admin API's view) and debug logging.

@@ -23,9 +23,13 @@ final class PendingRequests: Sendable {
         var relay: (any ServerRequestRelay)? = nil
         /// Where log messages sent as part of this request go; `nil`: to the upstream's events.
         var onMessage: (@Sendable (JSONValue) -> Void)? = nil
-        /// Sent with a 2026-07-28 `_meta.logLevel`: a server of that era logs only for such requests, so a
-        /// message that comes without saying its request (stdio) is this one's when no other asked.
+        /// The client asked for log messages of this request (see ``RequestOptions/asksForLogs``): a message
+        /// that comes without saying its request (stdio, a GET stream, legacy SSE) is this one's when no
+        /// other request in flight asked.
         var askedForLogs = false
+        /// A message attributed to this request is also the upstream's event: a handshake-era server's
+        /// messages belong to its session with the gateway too, which sessions with a level follow.
+        var logsAlsoToEvents = false
 
         /// When the request times out.
         var expiry: ContinuousClock.Instant { deadline + grace }
@@ -146,26 +150,30 @@ final class PendingRequests: Sendable {
 
     /// Where a log message goes.
     enum LogDestination {
-        /// The caller of the request it belongs to.
-        case request(@Sendable (JSONValue) -> Void)
-        /// Several requests in flight asked a 2026-07-28 server for logs: whose it is cannot be told.
-        case unattributable
+        /// The caller of the request it belongs to; with `alsoEvents`, the upstream's events too.
+        case request(@Sendable (JSONValue) -> Void, alsoEvents: Bool)
+        /// Several requests in flight asked for logs: whose it is cannot be told. With `alsoEvents` it
+        /// is still the upstream's event (a handshake-era server's session-wide message).
+        case unattributable(alsoEvents: Bool)
         /// No request's: the upstream's events (a handshake-era server's session-wide messages).
         case events
     }
 
     /// Where a log message sent as part of request `related` goes: that request's caller when it is in flight
-    /// and wants them. Without `related` (a stdio pipe), the one request in flight that asked a 2026-07-28
-    /// server for logs (see ``Entry/askedForLogs``).
+    /// and wants them. Without `related` (a stdio pipe, a GET stream, legacy SSE), the one request in flight
+    /// that asked for logs (see ``Entry/askedForLogs``), as the upstream's own requests are attributed.
     func logDestination(relatedTo related: Int?) -> LogDestination {
         state.withLock { state in
-            if let related { return state.entries[related]?.onMessage.map(LogDestination.request) ?? .events }
+            if let related {
+                return state.entries[related]?.onMessage.map { .request($0, alsoEvents: false) } ?? .events
+            }
             var asker: Entry?
             for entry in state.entries.values where entry.askedForLogs {
-                guard asker == nil else { return .unattributable }
+                guard asker == nil else { return .unattributable(alsoEvents: entry.logsAlsoToEvents) }
                 asker = entry
             }
-            return asker?.onMessage.map(LogDestination.request) ?? .events
+            guard let asker, let handler = asker.onMessage else { return .events }
+            return .request(handler, alsoEvents: asker.logsAlsoToEvents)
         }
     }
 }

@@ -20,19 +20,23 @@ package final class UpstreamClient: Sendable {
     /// Notifications (bounded, list changes coalesced) and the final `closed`.
     package let events: UpstreamEvents
 
-    /// Opens the channel with `open`, wiring its inbound side to this client. Deadlines are read from and
-    /// slept on `time`; `onShed` hears each notification ``events`` coalesces or drops, as it happens.
+    /// Opens the channel with `open`, wiring its inbound side to this client. The channel's diagnostics (a
+    /// child's stderr among them) go to `log`, the client's own remarks to `diagnostics` (to `log` when
+    /// `nil`). Deadlines are read from and slept on `time`; `onShed` hears each notification ``events``
+    /// coalesces or drops, as it happens.
     package init(
         open: (UpstreamChannelHandler) throws(UpstreamError) -> any UpstreamChannel,
         log: @escaping @Sendable (String) -> Void,
+        diagnostics: UpstreamDiagnostics? = nil,
         time: any TimeSource = SystemTime(),
         onShed: @escaping @Sendable (_ coalesced: Int, _ dropped: Int) -> Void = { _, _ in }
     )
         throws(UpstreamError)
     {
+        let diagnostics = diagnostics ?? UpstreamDiagnostics(note: log)
         let timer = DeadlineTimer(time: time)
         let pending = PendingRequests(wake: { timer.wake() })
-        let events = UpstreamEvents(log: log, onShed: onShed)
+        let events = UpstreamEvents(log: diagnostics.note, onShed: onShed)
         let replies = ChannelSlot()
         let relaying = RelayCount()
         let receive = { @Sendable (frame: [UInt8], related: Int?) in
@@ -44,7 +48,7 @@ package final class UpstreamClient: Sendable {
                 replyChannel: replies,
                 relaying: relaying,
                 time: time,
-                log: log
+                diagnostics: diagnostics
             )
         }
         let handler = UpstreamChannelHandler(
@@ -98,7 +102,10 @@ package final class UpstreamClient: Sendable {
     {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         var params = params
-        var askedForLogs = false
+        // A 2026-07-28 server logs only for requests that asked; a handshake-era one for its session with the
+        // gateway, so a message it sends is also the events' (sessions with a level follow those).
+        var askedForLogs = options.asksForLogs && options.onMessage != nil
+        let logsAlsoToEvents = envelope.withLock { $0 == nil }
         if var stamp = envelope.withLock({ $0 }) {
             if let capabilities = options.clientCapabilities { stamp.capabilities = capabilities }
             stamp.logLevel = options.logLevel
@@ -126,7 +133,8 @@ package final class UpstreamClient: Sendable {
                         onProgress: options.onProgress,
                         relay: options.relay,
                         onMessage: options.onMessage,
-                        askedForLogs: askedForLogs
+                        askedForLogs: askedForLogs,
+                        logsAlsoToEvents: logsAlsoToEvents
                     )
                     pending.register(id, entry)
                     // Cancelled before it was registered: the cancellation handler found nothing to fail,
@@ -236,13 +244,13 @@ package final class UpstreamClient: Sendable {
         replyChannel: ChannelSlot,
         relaying: RelayCount,
         time: any TimeSource,
-        log: @escaping @Sendable (String) -> Void
+        diagnostics: UpstreamDiagnostics
     ) {
         let message: JSONRPCMessage
         do {
             message = try JSONRPCMessage(try JSONValue.parse(frame))
         } catch {
-            log("ignored a message that is not JSON-RPC: \(error)")
+            diagnostics.note("ignored a message from the server that is not JSON-RPC: \(error)")
             return
         }
         switch message {
@@ -254,9 +262,14 @@ package final class UpstreamClient: Sendable {
                 // A log message of one request (on its POST's stream, or on a 2026-07-28 server's pipe while only
                 // one request asked for logs) is that request's caller's; the rest are the upstream's events.
                 switch pending.logDestination(relatedTo: related) {
-                case .request(let handler): handler(notification.params ?? [:])
-                case .unattributable: log("dropped a log message: several requests in flight asked for logs")
-                case .events: events.yield(notification)
+                case .request(let handler, let alsoEvents):
+                    handler(notification.params ?? [:])
+                    if alsoEvents { events.yield(notification) }
+                case .unattributable(let alsoEvents):
+                    diagnostics.droppedLog()
+                    if alsoEvents { events.yield(notification) }
+                case .events:
+                    events.yield(notification)
                 }
             } else if notification.method == MCPMethod.progress {
                 // Progress belongs to a request of ours or to nobody; it never queues as an event.
@@ -272,28 +285,43 @@ package final class UpstreamClient: Sendable {
                 try? replyChannel.get()?.send(JSONRPCMessage.response(response).serialized())
             }
             if request.method == MCPMethod.ping { return reply(.success([:])) }
-            guard let relay = pending.relay(relatedTo: related) else {
-                log("refused \(request.method): no single client's call is in flight to relay it to")
-                return reply(.failure(Self.unattributed(request.method)))
+            let relay: any ServerRequestRelay
+            switch pending.relayTarget(relatedTo: related) {
+            case .relay(let target): relay = target
+            case let refused:
+                let refusal = Self.unattributed(request.method, refused)
+                diagnostics.note("refused \(request.method) from the server: \(refusal.message)")
+                return reply(.failure(refusal))
             }
             guard relaying.acquire() else { return reply(.failure(.internalError("too many requests in flight"))) }
+            // A relay that keeps what it is asked in a bounded place of its own frees the slot at once.
+            let holdsSlot = !relay.waitsOutsideRelaySlots
+            if !holdsSlot { relaying.release() }
             // Outlives this reader callback by design: the client's answer may take a person's time, and the
             // reader must go on. It ends with the relay's own deadline.
             Task {
-                reply(await relay.relay(request))
-                relaying.release()
+                let outcome = await relay.relay(request)
+                if case .failure(let refusal) = outcome {
+                    // Refused by the gateway (a capability the client did not declare) or by the client.
+                    diagnostics.note("refused \(request.method) from the server: \(refusal.message)")
+                }
+                reply(outcome)
+                if holdsSlot { relaying.release() }
             }
         }
     }
 
     /// The refusal of a request the gateway cannot give to one client: none of its calls is in flight, or
     /// calls of several clients are (a stdio server does not say which one it asks about).
-    static func unattributed(_ method: String) -> JSONRPCError {
-        JSONRPCError(
-            code: -32603,
-            message:
-                "The gateway cannot relay \(method): it is sent outside a call, or while several clients' calls are in flight"
-        )
+    static func unattributed(_ method: String, _ target: RelayTarget) -> JSONRPCError {
+        let reason =
+            switch target {
+            case .severalCallers:
+                "calls of several clients are in flight, and the server does not say which one it asks about"
+            case .noCall, .relay:
+                "it was sent outside a call (a server may ask only while it serves a client's call)"
+            }
+        return JSONRPCError(code: -32603, message: "The gateway cannot relay \(method): \(reason)")
     }
 }
 

@@ -30,6 +30,11 @@ package struct RequestOptions: Sendable {
     /// server, `logLevel` also asks for them.
     package var onMessage: (@Sendable (JSONValue) -> Void)?
     package var logLevel: LoggingLevel?
+    /// The client asked for log messages of this request alone (2026-07-28's `_meta.logLevel`), not for a
+    /// session (`logging/setLevel`, whose messages reach it as the upstream's events). A handshake-era server
+    /// does not say which request a message on its pipe or GET stream is of: it is this one's while no other
+    /// request in flight asked.
+    package var asksForLogs = false
     /// HTTP headers of this request alone (2026-07-28's `Mcp-Param-*`); other transports ignore them.
     package var headers: [(name: String, value: String)] = []
     /// How long past its deadline the request still waits before it times out, so that a channel's own
