@@ -22,7 +22,8 @@ package final class SessionStore: Sendable {
 
     package var count: Int { sessions.withLock { $0.count } }
 
-    /// A new session; refused when `limit` sessions are open. Keeps only the identifying part of `clientInfo`.
+    /// A new session; refused when `limit` sessions are open. Keeps only the identifying part of `clientInfo`
+    /// and what the gateway reads of `capabilities`.
     func create(
         protocolVersion: String,
         clientInfo: JSONValue?,
@@ -38,7 +39,7 @@ package final class SessionStore: Sendable {
             id: id,
             protocolVersion: protocolVersion,
             clientInfo: ClientIdentity.kept(from: clientInfo),
-            capabilities: capabilities,
+            capabilities: ClientCapabilities.kept(from: capabilities),
             scope: scope
         )
         let admitted = sessions.withLock { sessions in
