@@ -45,6 +45,13 @@ static inline int yrden_mhd_connection_fd(struct MHD_Connection *_Nonnull connec
     return info == NULL ? -1 : info->connect_fd;
 }
 
+/// The address of a connection's client (`MHD_get_connection_info` is variadic), or NULL.
+static inline const struct sockaddr *_Nullable yrden_mhd_client_address(struct MHD_Connection *_Nonnull connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
 /// The epoll descriptor of a daemon started without its own threads (`MHD_get_daemon_info` is variadic), or -1.
 static inline int yrden_mhd_epoll_fd(struct MHD_Daemon *_Nonnull daemon)
 {

@@ -14,6 +14,8 @@ import YrdenProtocol
 /// - `oauthCallback` (`HOST:PORT` on loopback): a listener of its own for OAuth redirects, for a main
 ///   listener that browsers cannot reach as `127.0.0.1`
 /// - `maxSessions` (integer, 1 to 1,000,000; default 10,000): MCP sessions open at once
+/// - `maxSessionsPerClient` (integer, 1 to 1,000,000; default 256): of those, held by one client (one
+///   credential, else one address)
 /// - `sessionIdleTimeout` (whole seconds, 1 to 604,800; default 900): when an unused session ends
 /// - `startupWait` (whole seconds, 0 to 300; default 5): how long the first `initialize` and lists wait for
 ///   every enabled server's first connection attempt; 0 answers at once
@@ -23,7 +25,8 @@ import YrdenProtocol
 extension ConfigDecoder {
     static let gatewayKeys = [
         "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "maxBodyBytes", "dataDir",
-        "publicURL", "oauthCallback", "maxSessions", "sessionIdleTimeout", "startupWait", "console", "appsListen",
+        "publicURL", "oauthCallback", "maxSessions", "maxSessionsPerClient", "sessionIdleTimeout", "startupWait",
+        "console", "appsListen",
     ]
 
     func decodeGateway(_ reader: JSONReader) -> GatewaySettings {
@@ -72,6 +75,12 @@ extension ConfigDecoder {
         }
         if let count = object["maxSessions"]?.integer(in: 1...1_000_000) {
             settings.maxSessions = count
+        }
+        if let count = object["maxSessionsPerClient"]?.integer(
+            in: 1...1_000_000,
+            fix: "use a number of sessions from 1 to 1000000; the default is 256"
+        ) {
+            settings.maxSessionsPerClient = count
         }
         if let seconds = object["sessionIdleTimeout"]?.integer(
             in: 1...604_800,

@@ -24,6 +24,8 @@ package struct GatewaySettings: Sendable, Hashable {
     package var oauthCallback: ListenAddress?
     /// Most MCP sessions open at once; past it a new `initialize` is refused, so clients cannot grow memory.
     package var maxSessions: Int
+    /// Most of those one client holds (per credential, else per address), so one client cannot take them all.
+    package var maxSessionsPerClient: Int
     /// A session unused for this long ends, so that clients that vanish without DELETE do not keep memory.
     package var sessionIdleTimeout: Duration
     /// Whether the web console is served at `/`.
@@ -41,6 +43,7 @@ package struct GatewaySettings: Sendable, Hashable {
     /// A body is held in memory whole, so the limit stays far below what any size arithmetic could overflow.
     package static let maxBodyBytesRange = 1...(1024 * 1024 * 1024)
     package static let defaultMaxSessions = 10_000
+    package static let defaultMaxSessionsPerClient = 256
     package static let defaultSessionIdleTimeout: Duration = .seconds(900)
     package static let defaultStartupWait: Duration = .seconds(5)
 
@@ -56,6 +59,7 @@ package struct GatewaySettings: Sendable, Hashable {
         publicURL: String? = nil,
         oauthCallback: ListenAddress? = nil,
         maxSessions: Int = defaultMaxSessions,
+        maxSessionsPerClient: Int = defaultMaxSessionsPerClient,
         sessionIdleTimeout: Duration = defaultSessionIdleTimeout,
         startupWait: Duration = defaultStartupWait,
         console: Bool = true,
@@ -72,6 +76,7 @@ package struct GatewaySettings: Sendable, Hashable {
         self.publicURL = publicURL
         self.oauthCallback = oauthCallback
         self.maxSessions = maxSessions
+        self.maxSessionsPerClient = maxSessionsPerClient
         self.sessionIdleTimeout = sessionIdleTimeout
         self.startupWait = startupWait
         self.console = console

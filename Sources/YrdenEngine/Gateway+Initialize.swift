@@ -4,14 +4,16 @@ import YrdenTransport
 
 extension Gateway {
     /// Answers `initialize`: a new session at the negotiated revision, with capabilities and instructions
-    /// merged from the upstreams. Refused past `gateway.maxSessions`.
+    /// merged from the upstreams. Refused past `gateway.maxSessions`, or past `gateway.maxSessionsPerClient`
+    /// for `client`.
     ///
     /// While the gateway is starting, the answer waits (at most `gateway.startupWait`) for every enabled
     /// server's first connection attempt: a client reads capabilities and instructions only here, once, so
     /// an early answer would hide the upstreams' extensions (MCP Apps) and instructions for good.
     package func initialize(
         _ request: JSONRPCRequest,
-        scope: CatalogScope = .gateway
+        scope: CatalogScope = .gateway,
+        client: ClientKey? = nil
     ) async throws(SessionLimitReached) -> (DownstreamSession, JSONRPCResponse) {
         await awaitStartup()
         let requested = request.params?["protocolVersion"]?.stringValue
@@ -20,7 +22,8 @@ extension Gateway {
             protocolVersion: version,
             clientInfo: request.params?["clientInfo"],
             capabilities: request.params?["capabilities"]?.objectValue ?? [:],
-            scope: scope
+            scope: scope,
+            client: client
         )
         let snapshot = self.snapshot
         let result: JSONValue = [

@@ -25,10 +25,11 @@ extension Gateway {
     package func respondStateless(
         to request: JSONRPCRequest,
         principal: String? = nil,
+        client: ClientKey? = nil,
         scope: CatalogScope = .gateway,
         related: RelatedMessageSink?
     ) async -> JSONRPCResponse {
-        let admission = admitStateless(request, in: nil, principal: principal, scope: scope)
+        let admission = admitStateless(request, in: nil, principal: principal, client: client, scope: scope)
         return await respondStateless(to: admission, related: related)
             ?? JSONRPCResponse(id: request.id, error: Self.requestCancelled)
     }
@@ -36,11 +37,13 @@ extension Gateway {
     /// Checks a stateless request and registers it as in flight in `connection` (a transport's own, see
     /// ``statelessConnection()``; `nil`: one of its own), before it is answered, so that a
     /// `notifications/cancelled` read right after it finds it (see ``AdmittedRequest``).
-    /// `principal` is the credential the request came with, which a `requestState` minted for it is bound to.
+    /// `principal` is the credential the request came with, which a `requestState` minted for it is bound to;
+    /// `client` who sent it, for the per-client bound on parked calls.
     package func admitStateless(
         _ request: JSONRPCRequest,
         in connection: DownstreamSession?,
         principal: String? = nil,
+        client: ClientKey? = nil,
         scope: CatalogScope = .gateway
     ) -> StatelessAdmission {
         let envelope: ModernEnvelope
@@ -61,7 +64,8 @@ extension Gateway {
                 id: "",
                 protocolVersion: envelope.protocolVersion,
                 clientInfo: envelope.clientInfo ?? .null,
-                scope: scope
+                scope: scope,
+                client: client
             )
         // The envelope belongs to this hop; handshake-era upstreams refuse a request that carries it.
         let upstreamRequest = JSONRPCRequest(
@@ -116,18 +120,20 @@ extension Gateway {
     }
 
     /// Opens the session behind a `subscriptions/listen` stream: stored like any session, so every change the
-    /// gateway announces reaches it, and bounded by `gateway.maxSessions` like them. The transport ends it
-    /// when the stream closes.
+    /// gateway announces reaches it, and bounded by `gateway.maxSessions` and `gateway.maxSessionsPerClient`
+    /// like them. The transport ends it when the stream closes.
     package func openSubscription(
         _ request: JSONRPCRequest,
-        scope: CatalogScope = .gateway
+        scope: CatalogScope = .gateway,
+        client: ClientKey? = nil
     ) throws(JSONRPCError) -> DownstreamSession {
         let envelope = try ModernEnvelope(request, served: ProtocolVersion.served)
         do {
             return try sessions.create(
                 protocolVersion: envelope.protocolVersion,
                 clientInfo: envelope.clientInfo,
-                scope: scope
+                scope: scope,
+                client: client
             )
         } catch {
             throw error.rpcError

@@ -74,7 +74,11 @@ package final class Gateway: Sendable {
         toolPins: ToolPins? = nil
     ) {
         self.settings = config.gateway
-        self.sessions = SessionStore(limit: config.gateway.maxSessions, idleTimeout: config.gateway.sessionIdleTimeout)
+        self.sessions = SessionStore(
+            limit: config.gateway.maxSessions,
+            perClientLimit: config.gateway.maxSessionsPerClient,
+            idleTimeout: config.gateway.sessionIdleTimeout
+        )
         self.connector = connector
         self.logger = logger
         self.startup = StartupGate(deadline: startedAt + config.gateway.startupWait)

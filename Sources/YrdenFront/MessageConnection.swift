@@ -8,11 +8,20 @@ struct MessageConnection: Sendable {
     let gateway: Gateway
     /// What the client sees: the aggregate, or one server alone.
     let scope: CatalogScope
+    /// Who the client is, for the per-client session bound: the legacy stream's requester; `nil` over stdio,
+    /// whose pipe has one client.
+    let client: ClientKey?
     let output: @Sendable (JSONRPCMessage) -> Void
 
-    init(gateway: Gateway, scope: CatalogScope = .gateway, output: @escaping @Sendable (JSONRPCMessage) -> Void) {
+    init(
+        gateway: Gateway,
+        scope: CatalogScope = .gateway,
+        client: ClientKey? = nil,
+        output: @escaping @Sendable (JSONRPCMessage) -> Void
+    ) {
         self.gateway = gateway
         self.scope = scope
+        self.client = client
         self.output = output
     }
 
@@ -54,7 +63,7 @@ struct MessageConnection: Sendable {
                     let response: JSONRPCResponse
                     do throws(SessionLimitReached) {
                         // Awaited here, not in a task: the client sends nothing else before the answer.
-                        (opened, response) = try await gateway.initialize(request, scope: scope)
+                        (opened, response) = try await gateway.initialize(request, scope: scope, client: client)
                     } catch {
                         output(.response(JSONRPCResponse(id: request.id, error: error.rpcError)))
                         continue
@@ -126,7 +135,7 @@ struct MessageConnection: Sendable {
     ) {
         let opened: DownstreamSession
         do {
-            opened = try gateway.openSubscription(request, scope: scope)
+            opened = try gateway.openSubscription(request, scope: scope, client: client)
         } catch {
             return output(.response(JSONRPCResponse(id: request.id, error: error)))
         }

@@ -9,18 +9,22 @@ package struct HTTPRequest: Sendable {
     package var headers: HTTPHeaders
     /// The whole body; empty when the request had none. Never longer than `maxBodyBytes`.
     package var body: [UInt8]
+    /// The client's network address; `nil` when the socket gave none (or in tests).
+    package var peer: PeerAddress?
 
     package init(
         method: String,
         path: String,
         query: [String: String] = [:],
         headers: HTTPHeaders = [],
-        body: [UInt8] = []
+        body: [UInt8] = [],
+        peer: PeerAddress? = nil
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
         self.body = body
+        self.peer = peer
     }
 }

@@ -22,7 +22,8 @@ enum MHDRequest {
             path: url.map { String(cString: $0) } ?? "/",
             query: query,
             headers: headers,
-            body: body
+            body: body,
+            peer: PeerAddress(yrden_mhd_client_address(connection))
         )
     }
 

@@ -29,7 +29,8 @@ import Testing
             lines(#"{"gateway": {"colour": "blue"}}"#) == [
                 #"test.json: gateway.colour: unknown key "colour" — remove it; known keys here: listen, "#
                     + "toolSeparator, adminToken, clientTokens, allowedOrigins, maxBodyBytes, dataDir, publicURL, "
-                    + "oauthCallback, maxSessions, sessionIdleTimeout, startupWait, console, appsListen"
+                    + "oauthCallback, maxSessions, maxSessionsPerClient, sessionIdleTimeout, startupWait, console, "
+                    + "appsListen"
             ]
         )
     }

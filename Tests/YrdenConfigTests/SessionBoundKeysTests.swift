@@ -28,6 +28,18 @@ import Testing
         #expect(problems.map(\.path) == ["gateway.sessionIdleTimeout"])
     }
 
+    @Test func maxSessionsPerClientDefaultsTo256AndIsRead() throws {
+        #expect(try Config.decode("{}").gateway.maxSessionsPerClient == 256)
+        let settings = try Config.decode(#"{"gateway": {"maxSessionsPerClient": 8}}"#).gateway
+        #expect(settings.maxSessionsPerClient == 8)
+    }
+
+    @Test(arguments: ["0", "-1", "1000001", "2.5", #""8""#])
+    func maxSessionsPerClientOutOfRangeIsAProblemAtItsPath(_ value: String) {
+        let problems = Config.problems(#"{"gateway": {"maxSessionsPerClient": \#(value)}}"#)
+        #expect(problems.map(\.path) == ["gateway.maxSessionsPerClient"])
+    }
+
     @Test func aMisspelledKeyIsPointedAtTheRealOne() throws {
         let problem = try #require(Config.problems(#"{"gateway": {"maxSession": 5}}"#).first)
         #expect(problem.fix.contains(#""maxSessions""#))

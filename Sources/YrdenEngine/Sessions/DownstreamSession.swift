@@ -14,6 +14,8 @@ package final class DownstreamSession: Sendable {
     package let capabilities: JSONObject
     /// The aggregate, or the one server the client connected to alone.
     package let scope: CatalogScope
+    /// Who opened it, for the per-client bound; `nil` for a client that bound does not apply to (stdio).
+    let client: ClientKey?
     /// The gateway's requests to this client (relayed from upstreams) that wait for its answer.
     let asks = ClientAsks()
 
@@ -37,13 +39,15 @@ package final class DownstreamSession: Sendable {
         protocolVersion: String,
         clientInfo: JSONValue,
         capabilities: JSONObject = [:],
-        scope: CatalogScope = .gateway
+        scope: CatalogScope = .gateway,
+        client: ClientKey? = nil
     ) {
         self.id = id
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
         self.capabilities = capabilities
         self.scope = scope
+        self.client = client
     }
 
     package var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }

@@ -5,30 +5,54 @@ import YrdenProtocol
 /// Every live downstream session, by id, with a bound on how many and for how long.
 ///
 /// Session ids are 128 random bits from the system's CSPRNG in hex: unguessable, and only visible ASCII as
-/// the transport requires. At most `limit` sessions exist at once, and a session unused for `idleTimeout`
-/// ends, so clients that vanish without DELETE cannot grow memory.
+/// the transport requires. At most `limit` sessions exist at once, at most `perClientLimit` of them one
+/// client's (``ClientKey``), so one client cannot take every session from the others; and a session unused
+/// for `idleTimeout` ends, so clients that vanish without DELETE cannot grow memory.
 package final class SessionStore: Sendable {
-    private let sessions = Mutex<[String: DownstreamSession]>([:])
+    private struct Table {
+        var sessions: [String: DownstreamSession] = [:]
+        /// Sessions open per client; a client with none has no entry.
+        var perClient: [ClientKey: Int] = [:]
+
+        mutating func remove(_ id: String) -> DownstreamSession? {
+            guard let session = sessions.removeValue(forKey: id) else { return nil }
+            if let client = session.client {
+                let left = (perClient[client] ?? 1) - 1
+                perClient[client] = left > 0 ? left : nil
+            }
+            return session
+        }
+    }
+
+    private let table = Mutex(Table())
     package let limit: Int
+    package let perClientLimit: Int
     package let idleTimeout: Duration
 
     package init(
         limit: Int = GatewaySettings.defaultMaxSessions,
+        perClientLimit: Int = GatewaySettings.defaultMaxSessionsPerClient,
         idleTimeout: Duration = GatewaySettings.defaultSessionIdleTimeout
     ) {
         self.limit = limit
+        self.perClientLimit = perClientLimit
         self.idleTimeout = idleTimeout
     }
 
-    package var count: Int { sessions.withLock { $0.count } }
+    package var count: Int { table.withLock { $0.sessions.count } }
 
-    /// A new session; refused when `limit` sessions are open. Keeps only the identifying part of `clientInfo`
-    /// and what the gateway reads of `capabilities`.
+    /// Sessions `client` holds.
+    package func count(of client: ClientKey) -> Int { table.withLock { $0.perClient[client] ?? 0 } }
+
+    /// A new session of `client` (`nil`: one the per-client bound does not apply to, a stdio client's);
+    /// refused when `limit` sessions are open or `client` holds `perClientLimit`. Keeps only the identifying
+    /// part of `clientInfo` and what the gateway reads of `capabilities`.
     func create(
         protocolVersion: String,
         clientInfo: JSONValue?,
         capabilities: JSONObject = [:],
-        scope: CatalogScope = .gateway
+        scope: CatalogScope = .gateway,
+        client: ClientKey? = nil
     ) throws(SessionLimitReached) -> DownstreamSession {
         var generator = SystemRandomNumberGenerator()
         let id = (0..<4).map { _ in
@@ -40,38 +64,44 @@ package final class SessionStore: Sendable {
             protocolVersion: protocolVersion,
             clientInfo: ClientIdentity.kept(from: clientInfo),
             capabilities: ClientCapabilities.kept(from: capabilities),
-            scope: scope
+            scope: scope,
+            client: client
         )
-        let admitted = sessions.withLock { sessions in
-            guard sessions.count < limit else { return false }
-            sessions[id] = session
-            return true
+        let refusal = table.withLock { table -> SessionLimitReached? in
+            guard table.sessions.count < limit else { return SessionLimitReached(limit: limit) }
+            if let client {
+                let held = table.perClient[client] ?? 0
+                guard held < perClientLimit else { return SessionLimitReached(limit: perClientLimit, perClient: true) }
+                table.perClient[client] = held + 1
+            }
+            table.sessions[id] = session
+            return nil
         }
-        guard admitted else { throw SessionLimitReached(limit: limit) }
+        if let refusal { throw refusal }
         return session
     }
 
     package func session(_ id: String) -> DownstreamSession? {
-        sessions.withLock { $0[id] }
+        table.withLock { $0.sessions[id] }
     }
 
     /// Ends and forgets a session; `false` when there was none.
     package func end(_ id: String) -> Bool {
-        guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        guard let session = table.withLock({ $0.remove(id) }) else { return false }
         session.end()
         return true
     }
 
     func endAll() {
-        let all = sessions.withLock { sessions in
-            defer { sessions.removeAll() }
-            return Array(sessions.values)
+        let all = table.withLock { table in
+            defer { table = Table() }
+            return Array(table.sessions.values)
         }
         all.forEach { $0.end() }
     }
 
     func all() -> [DownstreamSession] {
-        sessions.withLock { Array($0.values) }
+        table.withLock { Array($0.sessions.values) }
     }
 
     /// Ends every session unused for `idleTimeout` (one with a call running counts as used now), and returns
@@ -79,10 +109,10 @@ package final class SessionStore: Sendable {
     /// when none is open (a session opened later expires later still). Sleeping until then needs no polling.
     @discardableResult
     func expireIdle(now: ContinuousClock.Instant = .now) -> (ended: Int, next: ContinuousClock.Instant) {
-        let (idle, next) = sessions.withLock { sessions in
+        let (idle, next) = table.withLock { table in
             var idle: [DownstreamSession] = []
             var next = now + idleTimeout
-            for session in sessions.values {
+            for session in table.sessions.values {
                 if session.hasCallsInFlight { session.touch(at: now) }
                 let deadline = session.lastSeen + idleTimeout
                 if deadline <= now {
@@ -91,7 +121,7 @@ package final class SessionStore: Sendable {
                     next = min(next, deadline)
                 }
             }
-            for session in idle { sessions.removeValue(forKey: session.id) }
+            for session in idle { _ = table.remove(session.id) }
             return (idle, next)
         }
         idle.forEach { $0.end() }

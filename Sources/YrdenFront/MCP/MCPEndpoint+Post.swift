@@ -38,7 +38,7 @@ extension MCPEndpoint {
         case .answer(let response):
             return FrontResponses.jsonRPC(400, .response(response))
         case .initialize(let call):
-            return await initialize(call)
+            return await initialize(call, client: request.clientKey)
         case .request(let call, let session):
             return await answer(call, session: session)
         case .stateless(let call):
@@ -55,11 +55,11 @@ extension MCPEndpoint {
         FrontResponses.rpcError(400, .invalidRequest("missing \(sessionHeader) header; send initialize first"), id: id)
     }
 
-    private func initialize(_ call: JSONRPCRequest) async -> HTTPResponse {
+    private func initialize(_ call: JSONRPCRequest, client: ClientKey?) async -> HTTPResponse {
         let session: DownstreamSession
         let response: JSONRPCResponse
         do throws(SessionLimitReached) {
-            (session, response) = try await gateway.initialize(call, scope: scope)
+            (session, response) = try await gateway.initialize(call, scope: scope, client: client)
         } catch {
             logger.warning("initialize refused: \(error.rpcError.message)")
             return FrontResponses.rpcError(503, error.rpcError, id: call.id)

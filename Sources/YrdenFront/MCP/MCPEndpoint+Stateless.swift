@@ -18,16 +18,18 @@ extension MCPEndpoint {
             guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
                 return Self.notAcceptable("Accept must list text/event-stream")
             }
-            return listen(call)
+            return listen(call, client: request.clientKey)
         }
         let gateway = self.gateway
         // A requestState minted for this call is bound to the credential it came with.
         let principal = request.headers["Authorization"]
+        let client = request.clientKey
         guard call.params?["_meta"]?["progressToken"] != nil else {
             guard call.params?["_meta"]?[ModernEnvelope.logLevelKey] != nil else {
                 let response = await gateway.respondStateless(
                     to: call,
                     principal: principal,
+                    client: client,
                     scope: scope,
                     related: nil
                 )
@@ -35,7 +37,13 @@ extension MCPEndpoint {
             }
             // Log messages the request opted into go on its own stream, which opens when the first comes.
             return await UpgradableAnswer.respond(status: Self.status(of:)) { related in
-                await gateway.respondStateless(to: call, principal: principal, scope: scope, related: related)
+                await gateway.respondStateless(
+                    to: call,
+                    principal: principal,
+                    client: client,
+                    scope: scope,
+                    related: related
+                )
             }
         }
         return HTTPResponse(
@@ -43,7 +51,13 @@ extension MCPEndpoint {
             headers: SSE.headers,
             body: .stream { writer in
                 await RelatedMessageRelay.run(write: { try? await writer.write(SSE.event($0)) }) { related in
-                    await gateway.respondStateless(to: call, principal: principal, scope: scope, related: related)
+                    await gateway.respondStateless(
+                        to: call,
+                        principal: principal,
+                        client: client,
+                        scope: scope,
+                        related: related
+                    )
                 }
             }
         )
