@@ -49,7 +49,7 @@ extension Gateway {
             call.answer(request.params?["inputResponses"]?.objectValue ?? [:])
         } else {
             // A new call, or (after a URL elicitation the server required) the same call made again.
-            call = ParkedCall(capabilities: context.clientCapabilities)
+            call = ParkedCall(capabilities: context.clientCapabilities, client: context.session.client, server: server)
             var options = options
             options.handle = call.handle
             options.relay = ParkingRelay(call: call)
@@ -80,14 +80,22 @@ extension Gateway {
             else { return outcome }
             // 2025-11-25's -32042: the server needs URL elicitations before it can run the call at all. The
             // client is asked for them; its retry makes the call again.
-            parking = ParkedCall(capabilities: context.clientCapabilities, reissues: true)
+            parking = ParkedCall(
+                capabilities: context.clientCapabilities,
+                client: context.session.client,
+                server: server,
+                reissues: true
+            )
             asks = elicitations
         case .asks(let pending):
             asks = pending
         }
-        guard let id = parked.park(parking, for: lifetime) else {
+        let id: String
+        switch parked.park(parking, for: lifetime) {
+        case .success(let parkedID): id = parkedID
+        case .failure(let refusal):
             parking.cancel("too many calls wait for their clients")
-            throw .internalError("the gateway has \(ParkedCalls.limit) calls waiting for input already")
+            throw refusal
         }
         let claims = ParkClaims(
             park: id,

@@ -28,6 +28,8 @@ final class ParkedCall: Sendable {
         var outcome: Result<JSONValue, JSONRPCError>?
         var waiter: CheckedContinuation<Void, Never>?
         var nextKey = 1
+        /// A round of asks went to the client and its retry has not come: the call is blocked on them.
+        var waitingForClient = false
     }
 
     private let state = Mutex(State())
@@ -41,11 +43,24 @@ final class ParkedCall: Sendable {
 
     /// Asks that arrive within this of the first one go to the client in the same round.
     static let gathering: Duration = .milliseconds(50)
+    /// Asks that wait at once; past it the upstream's request is refused, not kept.
+    static let maxAsks = 16
 
-    init(capabilities: JSONObject, reissues: Bool = false) {
-        self.capabilities = capabilities
+    /// Who made the call, for the per-client bound of ``ParkedCalls``; `nil` when unknown (stdio).
+    let client: ClientKey?
+    /// The server the call runs on, for the per-server bound of ``ParkedCalls``.
+    let server: String
+
+    init(capabilities: JSONObject, client: ClientKey? = nil, server: String = "", reissues: Bool = false) {
+        self.capabilities = ClientCapabilities.kept(from: capabilities)
+        self.client = client
+        self.server = server
         self.reissues = reissues
     }
+
+    /// Whether the call is blocked on asks its client was given and has not answered (see
+    /// ``ServerRequestRelay/isWaitingForClient``).
+    var isWaitingForClient: Bool { state.withLock { $0.waitingForClient && !$0.asks.isEmpty } }
 
     /// Runs the upstream call. Not a child of the request that started it: the call outlives that request
     /// (it is parked until the retry) and ends with its own deadline, its cancellation, or the answer.
@@ -66,6 +81,7 @@ final class ParkedCall: Sendable {
         if state.withLock({ $0.outcome == nil }) { try? await Task.sleep(for: Self.gathering) }
         return state.withLock { state in
             if let outcome = state.outcome { return .final(outcome) }
+            state.waitingForClient = true
             return .asks(JSONObject(state.asks.map { ($0.key, $0.value.request) }))
         }
     }
@@ -73,7 +89,8 @@ final class ParkedCall: Sendable {
     /// The upstream's request, waiting for the client's answer through a round and a retry.
     func ask(_ method: String, params: JSONValue?) async -> Result<JSONValue, JSONRPCError> {
         await withCheckedContinuation { continuation in
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            let (admitted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+                guard state.outcome == nil, state.asks.count < Self.maxAsks else { return (false, nil) }
                 defer { state.nextKey += 1 }
                 var ask: JSONObject = ["method": .string(method)]
                 if let params { ask["params"] = params }
@@ -83,7 +100,12 @@ final class ParkedCall: Sendable {
                     method: method
                 )
                 defer { state.waiter = nil }
-                return state.waiter
+                return (true, state.waiter)
+            }
+            guard admitted else {
+                return continuation.resume(
+                    returning: .failure(.internalError("the call has \(Self.maxAsks) requests waiting for its client"))
+                )
             }
             waiter?.resume()
         }
@@ -92,25 +114,22 @@ final class ParkedCall: Sendable {
     /// The client's answers (`inputResponses`); an ask it left out is asked again in the next round.
     func answer(_ responses: JSONObject) {
         let answered = state.withLock { state in
-            responses.compactMap { key, value in state.asks.removeValue(forKey: key).map { ($0, value) } }
+            state.waitingForClient = false
+            return responses.compactMap { key, value in state.asks.removeValue(forKey: key).map { ($0, value) } }
         }
         for (ask, value) in answered { ask.continuation.resume(returning: .success(value)) }
     }
 
-    /// Ends the call: the upstream is told (`notifications/cancelled`), and what it asked is answered as
-    /// refused (an elicitation as cancelled, as 2026-07-28 says of a retry that never comes).
+    /// Ends the call: what it asked is answered as refused (an elicitation as cancelled, as 2026-07-28 says
+    /// of a retry that never comes), then the upstream is told (`notifications/cancelled`). In that order:
+    /// cancelling first ends the call, whose end would answer the asks before this does.
     func cancel(_ reason: String) {
-        handle.cancel(reason: reason)
         let asks = state.withLock { state in
             defer { state.asks.removeAll() }
             return Array(state.asks.values)
         }
-        for ask in asks {
-            let refused: Result<JSONValue, JSONRPCError> =
-                ask.method == MCPMethod.elicitationCreate
-                ? .success(["action": "cancel"]) : .failure(.internalError("the client did not answer: \(reason)"))
-            ask.continuation.resume(returning: refused)
-        }
+        for ask in asks { ask.continuation.resume(returning: Self.unanswered(ask.method, reason)) }
+        handle.cancel(reason: reason)
     }
 
     private func finish(_ outcome: Result<JSONValue, JSONRPCError>) {
@@ -122,8 +141,15 @@ final class ParkedCall: Sendable {
             }
             return (state.waiter, Array(state.asks.values))
         }
-        for ask in asks { ask.continuation.resume(returning: .failure(.internalError("the call already ended"))) }
+        for ask in asks { ask.continuation.resume(returning: Self.unanswered(ask.method, "the call already ended")) }
         waiter?.resume()
+    }
+
+    /// What an ask the client never answered gets: an elicitation is cancelled (the user did not act, as
+    /// MCP has it), anything else refused with `reason`.
+    private static func unanswered(_ method: String, _ reason: String) -> Result<JSONValue, JSONRPCError> {
+        method == MCPMethod.elicitationCreate
+            ? .success(["action": "cancel"]) : .failure(.internalError("the client did not answer: \(reason)"))
     }
 }
 
@@ -133,6 +159,9 @@ struct ParkingRelay: ServerRequestRelay {
     let call: ParkedCall
 
     var caller: ObjectIdentifier { ObjectIdentifier(call) }
+    /// The asks wait in the call (``ParkedCall/maxAsks``, in ``ParkedCalls``), not in a relay slot.
+    var waitsOutsideRelaySlots: Bool { true }
+    var isWaitingForClient: Bool { call.isWaitingForClient }
 
     func relay(_ request: JSONRPCRequest) async -> Result<JSONValue, JSONRPCError> {
         if let refusal = SessionRelay.refusal(of: request, capabilities: call.capabilities) { return .failure(refusal) }
@@ -143,52 +172,98 @@ struct ParkingRelay: ServerRequestRelay {
     }
 }
 
-/// The parked calls, each until its client retries or its token expires; at most ``limit`` at once.
+/// The parked calls, each until its client retries or its token expires: at most ``limit`` at once, at most
+/// ``perClientLimit`` of one client and ``perServerLimit`` on one server, so that one client that never
+/// retries cannot take every place from the others.
 final class ParkedCalls: Sendable {
     private struct Entry {
         var call: ParkedCall
         var expiry: Task<Void, Never>
     }
 
-    private let entries = Mutex([String: Entry]())
+    private struct Table {
+        var entries: [String: Entry] = [:]
+        var perClient: [ClientKey: Int] = [:]
+        var perServer: [String: Int] = [:]
+
+        /// Why `call` cannot be parked; `nil` when it can.
+        func refusal(of call: ParkedCall) -> JSONRPCError? {
+            if entries.count >= ParkedCalls.limit {
+                return .internalError("the gateway has \(ParkedCalls.limit) calls waiting for input already")
+            }
+            if let client = call.client, perClient[client, default: 0] >= ParkedCalls.perClientLimit {
+                return .internalError(
+                    "this client has \(ParkedCalls.perClientLimit) calls waiting for input already; "
+                        + "retry them with their answers, or let them expire"
+                )
+            }
+            if perServer[call.server, default: 0] >= ParkedCalls.perServerLimit {
+                return .internalError(
+                    "MCP server '\(call.server)' has \(ParkedCalls.perServerLimit) calls waiting for input already"
+                )
+            }
+            return nil
+        }
+
+        mutating func insert(_ entry: Entry, as id: String) {
+            entries[id] = entry
+            if let client = entry.call.client { perClient[client, default: 0] += 1 }
+            perServer[entry.call.server, default: 0] += 1
+        }
+
+        mutating func remove(_ id: String) -> Entry? {
+            guard let entry = entries.removeValue(forKey: id) else { return nil }
+            if let client = entry.call.client {
+                perClient[client, default: 1] -= 1
+                if perClient[client] == 0 { perClient[client] = nil }
+            }
+            perServer[entry.call.server, default: 1] -= 1
+            if perServer[entry.call.server] == 0 { perServer[entry.call.server] = nil }
+            return entry
+        }
+    }
+
+    private let table = Mutex(Table())
     private let next = Atomic<Int>(1)
     static let limit = 256
+    static let perClientLimit = 16
+    static let perServerLimit = 64
 
-    /// Parks `call` until `deadline`, when it is cancelled unless taken first; its id, or `nil` when the
-    /// table is full (the caller ends the call).
-    func park(_ call: ParkedCall, for lifetime: Duration) -> String? {
+    /// Parks `call` for `lifetime`, when it is cancelled unless taken first; its id, or why it cannot wait
+    /// (the caller ends the call).
+    func park(_ call: ParkedCall, for lifetime: Duration) -> Result<String, JSONRPCError> {
         let id = "p\(next.wrappingAdd(1, ordering: .relaxed).oldValue)-\(UInt64.random(in: 0...UInt64.max))"
         // Bounded by the table's limit, and ends at the token's expiry or when the retry takes the call.
         let expiry = Task {
             guard (try? await Task.sleep(for: lifetime)) != nil else { return }
             self.take(id)?.cancel("the client did not retry before the requestState expired")
         }
-        let parked = entries.withLock { entries in
-            guard entries.count < Self.limit else { return false }
-            entries[id] = Entry(call: call, expiry: expiry)
-            return true
-        }
-        guard parked else {
-            expiry.cancel()
+        let refusal = table.withLock { table -> JSONRPCError? in
+            if let refusal = table.refusal(of: call) { return refusal }
+            table.insert(Entry(call: call, expiry: expiry), as: id)
             return nil
         }
-        return id
+        if let refusal {
+            expiry.cancel()
+            return .failure(refusal)
+        }
+        return .success(id)
     }
 
     /// Takes the call out (a token resumes its call once).
     func take(_ id: String) -> ParkedCall? {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: id) }) else { return nil }
+        guard let entry = table.withLock({ $0.remove(id) }) else { return nil }
         entry.expiry.cancel()
         return entry.call
     }
 
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { table.withLock { $0.entries.count } }
 
     /// Cancels every parked call (the gateway stops).
     func cancelAll() {
-        let all = entries.withLock { entries in
-            defer { entries.removeAll() }
-            return Array(entries.values)
+        let all = table.withLock { table in
+            defer { table = Table() }
+            return Array(table.entries.values)
         }
         for entry in all {
             entry.expiry.cancel()
