@@ -9,11 +9,12 @@ import YrdenProtocol
 ///
 /// The stream is the connection: the messages go to a ``MessageConnection``, as a stdio client's lines do,
 /// and the session ends when the stream does. A client that does not read its stream is cut off once
-/// `maxWaitingEvents` events wait for it, rather than held in memory.
+/// `maxWaitingEvents` events or `maxWaitingBytes` bytes of them wait for it, rather than held in memory.
 struct LegacySSEEndpoint: Sendable {
     let gateway: Gateway
     let channels: LegacySSEChannels
     static let maxWaitingEvents = 1024
+    static let maxWaitingBytes = 8 << 20
 
     /// `GET …/sse`: the stream. `base` is the path the messages endpoint hangs from (`""`, `/mcp/{profile}` or
     /// `/servers/{id}`); the stream takes POSTs on that path only.
@@ -34,12 +35,17 @@ struct LegacySSEEndpoint: Sendable {
                 defer { channels.close(id) }
                 guard (try? await writer.write("event: endpoint\ndata: \(base)/messages?sessionId=\(id)\n\n")) != nil
                 else { return }
+                // Events wait as their bytes, counted: a client that does not read is cut off at either bound.
                 let (events, feed) = AsyncStream.makeStream(
-                    of: JSONRPCMessage.self,
+                    of: [UInt8].self,
                     bufferingPolicy: .bufferingOldest(Self.maxWaitingEvents)
                 )
-                let connection = MessageConnection(gateway: gateway, scope: scope) { message in
-                    if case .dropped = feed.yield(message) { channels.close(id) }  // a client that does not read
+                let waiting = QueuedEventBytes(limit: Self.maxWaitingBytes)
+                let client = request.clientKey
+                let connection = MessageConnection(gateway: gateway, scope: scope, client: client) { message in
+                    let event = SSE.event(message)
+                    guard waiting.add(event.count) else { return channels.close(id) }
+                    if case .dropped = feed.yield(event) { channels.close(id) }
                 }
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
@@ -48,7 +54,8 @@ struct LegacySSEEndpoint: Sendable {
                     }
                     group.addTask {
                         for await event in events {
-                            do { try await writer.write(SSE.event(event)) } catch { break }
+                            do { try await writer.write(event) } catch { break }
+                            waiting.remove(event.count)
                         }
                         channels.close(id)
                     }
