@@ -90,6 +90,22 @@ def wait_for(predicate: Callable[[], T], what: str, timeout: float = WAIT) -> T:
         time.sleep(0.1)
 
 
+RECORD_STATES = """
+const id = arguments[0];
+const shown = ((window.yrdenStatesShown ||= {})[id] = []);
+const current = () => document.querySelector(`.card[data-server-id="${CSS.escape(id)}"]`)?.getAttribute("data-state") ?? null;
+const note = (state) => { if (shown.length === 0 || shown[shown.length - 1] !== state) shown.push(state); };
+note(current());
+new MutationObserver((records) => {
+  for (const record of records) {
+    // Each record's old value is the state shown before it: several changes in one batch are all noted.
+    if (record.type === "attributes" && record.target.dataset?.serverId === id) note(record.oldValue);
+  }
+  note(current());
+}).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-state"], attributeOldValue: true});
+"""
+
+
 class Console:
     """One gateway's console in ``driver``."""
 
@@ -147,6 +163,22 @@ class Console:
             return wait_for(reached, f"{server_id} {what}", timeout)
         except AssertionError as error:
             raise AssertionError(f"{error}; states seen: {seen}") from None
+
+    def record_states(self, server_id: str) -> None:
+        """From now on, note in the page every state the server's card shows, in order: a state shown only
+        for a moment (between two reconnect attempts) is then not missed by a poll of the card."""
+        self.script(RECORD_STATES, server_id)
+
+    def wait_state_shown(self, server_id: str, accept: Callable[[str | None], bool], what: str, timeout: float = WAIT) -> str:
+        """The first state since ``record_states`` that ``accept`` takes (the list only grows: polled, not sampled)."""
+
+        def shown() -> list[str | None]:
+            return self.script("return (window.yrdenStatesShown || {})[arguments[0]] || []", server_id)
+
+        try:
+            return wait_for(lambda: next((s for s in shown() if accept(s)), None), f"{server_id} {what}", timeout)
+        except AssertionError as error:
+            raise AssertionError(f"{error}; states shown: {shown()}") from None
 
     def field(self, name: str, within: WebElement | None = None) -> WebElement:
         return (within or self.driver).find_element(By.CSS_SELECTOR, f'[name="{name}"]')

@@ -365,6 +365,134 @@ def wait_ready(gw: Gateway, timeout: float, path: str = "/readyz") -> None:
 
 
 # ---------------------------------------------------------------------------
+# The admin event stream: how a test observes a server's transitions
+
+
+class AdminEvents:
+    """``GET /api/v1/events`` read in the background since it was opened: every event as (name, data).
+
+    The gateway subscribes before it answers the request, so every transition after ``admin_events`` returned
+    is here, however short it was: a test opens the stream before the action and then waits for the event,
+    instead of polling a state that may have come and gone between two polls.
+    """
+
+    def __init__(self, gw: Gateway, http: httpx2.AsyncClient) -> None:
+        self.gw = gw
+        self.http = http
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.ended = False
+        self._arrived = anyio.Event()
+
+    async def _read(self, response: httpx2.Response) -> None:
+        name = "message"
+        try:
+            async for line in response.aiter_lines():
+                if line.startswith("event:"):
+                    name = line[6:].strip()
+                elif line.startswith("data:"):
+                    self.events.append((name, json.loads(line[5:].strip())))
+                    self._arrived.set()
+                    self._arrived = anyio.Event()
+        except httpx2.HTTPError:
+            pass  # the gateway went away: the stream has ended
+        finally:
+            self.ended = True
+            self._arrived.set()
+
+    def mark(self) -> int:
+        """The index the next event will have: pass it as ``after`` to wait only for what comes next."""
+        return len(self.events)
+
+    async def wait_for(
+        self, predicate: Callable[[str, dict[str, Any]], bool], timeout: float, *, after: int = 0, what: str = "event"
+    ) -> int:
+        """The index of the first event from ``after`` on for which ``predicate(name, data)`` holds."""
+        try:
+            with anyio.fail_after(timeout):
+                while True:
+                    arrived = self._arrived
+                    for index in range(after, len(self.events)):
+                        if predicate(*self.events[index]):
+                            return index
+                    if self.ended:
+                        raise AssertionError(f"the event stream ended before {what}; events: {self.summary(after)}")
+                    await arrived.wait()
+        except TimeoutError:
+            raise AssertionError(f"no {what} within {timeout:.0f} s; events: {self.summary(after)}") from None
+
+    async def wait_for_state(self, server_id: str, state: str, timeout: float, *, after: int = 0) -> dict[str, Any]:
+        """The server's view (as ``GET /api/v1/servers/{id}`` has it) in its first ``server.state`` event with
+        ``state`` from index ``after`` on."""
+        index = await self.wait_for(
+            lambda name, data: name == "server.state" and _server_is(data, server_id, state),
+            timeout,
+            after=after,
+            what=f"server.state {server_id}:{state}",
+        )
+        return self.events[index][1]["server"]
+
+    def states(self, server_id: str, *, after: int = 0) -> list[str]:
+        """The states ``server_id`` went through, in order, from index ``after`` on."""
+        return [
+            data["server"]["state"]
+            for name, data in self.events[after:]
+            if name == "server.state" and data["server"]["id"] == server_id
+        ]
+
+    async def server(self, server_id: str) -> dict[str, Any]:
+        """The server's view now (``GET /api/v1/servers/{id}``)."""
+        response = await self.http.get(f"{self.gw.base}/api/v1/servers/{server_id}")
+        assert response.status_code == 200, f"GET /api/v1/servers/{server_id}: {response.status_code} {response.text}"
+        return response.json()
+
+    async def reach_state(self, server_id: str, state: str, timeout: float) -> dict[str, Any]:
+        """The server's view once it is in ``state``: now, or at an event since the stream opened. Only for a
+        state that is reached after the stream opened or lasts: a transient state must be awaited with
+        ``wait_for_state`` on a stream opened before the action that causes it."""
+        now = await self.server(server_id)
+        if now["state"] == state:
+            return now
+        return await self.wait_for_state(server_id, state, timeout)
+
+    def summary(self, after: int = 0) -> list[str]:
+        out = []
+        for name, data in self.events[after:]:
+            server = data.get("server")
+            out.append(f"{name} {server['id']}:{server['state']}" if isinstance(server, dict) else f"{name} {data}")
+        return out
+
+
+def _server_is(data: dict[str, Any], server_id: str, state: str) -> bool:
+    server = data.get("server")
+    return isinstance(server, dict) and server.get("id") == server_id and server.get("state") == state
+
+
+@asynccontextmanager
+async def admin_events(gw: Gateway, *, token: str | None = None, timeout: float = 10.0) -> AsyncIterator[AdminEvents]:
+    """Open ``GET /api/v1/events`` on ``gw`` (with the admin ``token``, if it has one) and collect its events in
+    the background for the block."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout, read=None)) as http:
+        async with http.stream("GET", f"{gw.base}/api/v1/events") as response:
+            assert response.status_code == 200, f"GET /api/v1/events answered {response.status_code}"
+            events = AdminEvents(gw, http)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(events._read, response)
+                yield events
+                tg.cancel_scope.cancel()
+
+
+async def wait_for_server_state(
+    gw: Gateway, server_id: str, state: str, timeout: float, *, token: str | None = None
+) -> dict[str, Any]:
+    """The server's admin view once it is in ``state``, observed on the event stream (subscribed first, then
+    the current state read, so a change in between is not missed). Not for a transient state caused by an
+    earlier action: open ``admin_events`` before that action instead."""
+    async with admin_events(gw, token=token) as events:
+        return await events.reach_state(server_id, state, timeout)
+
+
+# ---------------------------------------------------------------------------
 # MCP sessions through the official SDK client
 
 

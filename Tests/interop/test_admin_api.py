@@ -726,6 +726,7 @@ async def test_a_kill_during_config_writes_leaves_the_old_or_the_new_file(own_ga
         }
         gw = own_gateway(config)
         sent = {"v0"}
+        answered = [0]
         admin = Admin(gw)
 
         async def rewrite() -> None:
@@ -737,10 +738,14 @@ async def test_a_kill_during_config_writes_leaves_the_old_or_the_new_file(own_ga
                     await admin.request("PATCH", "/servers/parked", patch, content_type="application/merge-patch+json")
                 except httpx2.HTTPError:
                     return  # the gateway is gone
+                answered[0] += 1
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(rewrite)
-            await anyio.sleep(0.3 + 0.2 * round_)
+            # Writes are under way (two answered, however loaded the machine), and the kill lands at another
+            # moment of them each round.
+            await await_until(lambda: answered[0] >= 2, 30, interval=0.02)
+            await anyio.sleep(0.1 * round_)
             gw.proc.kill()
         await admin.aclose()
         gw.proc.wait(timeout=10)

@@ -228,13 +228,22 @@ async def test_a_huge_paginated_list_is_taken_whole_and_reloads_without_stalling
         body = await wait_connected(http, gw, "hostile", timeout=60)
         assert body["counts"]["tools"] == 20003
         await session.client.call_tool("hostile__flood", {"seconds": 0.5})
+        # /healthz is probed until the reload after the flood's list changes is over (another 101 pages served,
+        # a count that only grows), so the probes cover it however long it takes on a loaded machine.
         worst = 0.0
-        for _ in range(30):
+        probes = 0
+        stats: dict = {}
+        deadline = time.monotonic() + 60
+        while probes < 30 or stats["lists"].get("tools/list", 0) < 2 * 101:
             latency, response = await timed_get(http, f"{gw.base}/healthz")
             assert response.status_code == 200
             worst = max(worst, latency)
+            probes += 1
+            if probes % 5 == 0 or probes >= 30:
+                stats = json.loads(text_of(await session.client.call_tool("hostile__stats", {})))
+            if time.monotonic() >= deadline:
+                break
             await anyio.sleep(0.1)
-        stats = json.loads(text_of(await session.client.call_tool("hostile__stats", {})))
     print(f"\nhuge list: {stats['lists'].get('tools/list', 0)} pages served, worst /healthz {worst * 1000:.0f} ms")
     assert stats["lists"].get("tools/list", 0) >= 2 * 101
     assert worst < LATENCY_BOUND

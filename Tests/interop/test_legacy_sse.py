@@ -17,7 +17,7 @@ import anyio
 import httpx2
 import pytest
 
-from harness import Gateway, await_until, free_port, mcp_session, text_of
+from harness import Gateway, admin_events, free_port, mcp_session, text_of, wait_for_server_state
 from test_http_upstream import SECRET, HttpUpstream
 
 FALLBACK_LINE = "the server refused Streamable HTTP (HTTP 405); trying the legacy HTTP+SSE transport"
@@ -57,11 +57,8 @@ async def health_of_remote(gw: Gateway) -> dict:
 
 
 async def wait_for_state(gw: Gateway, state: str, timeout: float) -> dict:
-    async def reached() -> dict | None:
-        remote = await health_of_remote(gw)
-        return remote if remote["state"] == state else None
-
-    return await await_until(reached, timeout, interval=0.2, what=f"remote to be {state}")
+    """The remote's view once it is in ``state`` (a state it stays in, or one it reaches after this call)."""
+    return await wait_for_server_state(gw, "remote", state, timeout)
 
 
 async def test_sse_type_lists_and_calls_tools_with_progress_mid_call(legacy_upstream, gateway):
@@ -132,8 +129,10 @@ async def test_legacy_server_killed_goes_failed_and_returns_when_restarted(legac
         await session.wait_for_tools({"remote__pid"})
         old_pid = legacy_upstream.proc.pid
 
-        legacy_upstream.kill()
-        remote = await wait_for_state(gw, "failed", LEAVE)
+        # Failed is transient here (the gateway retries): watched on the event stream from before the kill.
+        async with admin_events(gw) as events:
+            legacy_upstream.kill()
+            remote = await events.wait_for_state("remote", "failed", LEAVE)
         assert remote["lastError"]["kind"] == "network", remote
         assert not remote_tools(await session.tool_names())
 

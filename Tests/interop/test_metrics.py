@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import anyio
 import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -73,10 +72,7 @@ async def test_a_removed_server_leaves_no_series(gateway, yrden):
         )
         assert added.status_code == 201, added.text
         async with mcp_session(gw.url, mode="legacy") as session:
-            for _ in range(100):  # until the new server's tools are offered
-                if any(t.name == "extra__echo" for t in (await session.client.list_tools()).tools):
-                    break
-                await anyio.sleep(0.05)
+            await session.wait_for_tools({"extra__echo"})
             await session.client.call_tool("extra__echo", {"message": "hi"})
         text = (await http.get(f"{gw.base}/metrics")).text
         assert sample(text, "yrden_upstream_requests_total", server="extra", method="tools/call") == 1

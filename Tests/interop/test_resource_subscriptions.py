@@ -15,6 +15,7 @@ import pytest
 from harness import ASKING_SERVER, PYTHON, await_until, mcp_session, text_of
 
 PAD = "note://pad"
+LINE = "note://pad/line"
 
 
 def config(protocol: str = "2025-11-25") -> dict:
@@ -41,25 +42,41 @@ async def test_only_followers_hear_of_a_change_and_the_upstream_is_subscribed_on
         caps = a.client.initialize_result.capabilities if hasattr(a.client, "initialize_result") else None
         if caps is not None and caps.resources is not None:
             assert caps.resources.subscribe is True
+        # The bystander follows only the line (a part of the pad: followers of the pad hear of it too). The line's
+        # updates, which the upstream sends after the pad's and which take the same way, prove that a pad update
+        # that was not for a session has not come to it.
         with anyio.fail_after(15):
             await a.client.subscribe_resource(PAD)
             await b.client.subscribe_resource(PAD)
-        assert await touch(bystander) == PAD, "the upstream holds one subscription"
+            await bystander.client.subscribe_resource(LINE)
+        assert await touch(bystander) == f"{PAD} {LINE}", "the upstream holds one subscription of each"
         for s in (a, b):
             await s.wait_for_notification("notifications/resources/updated", timeout=10)
-        await anyio.sleep(0.3)
-        assert updates(bystander) == []
-        assert updates(a) == [PAD] and updates(b) == [PAD]
+        heard = {s: len(s.notifications) for s in (a, b, bystander)}
+        assert await touch(bystander, LINE) == f"{PAD} {LINE}"
+        for s in (a, b, bystander):
+            await s.wait_for_notification(
+                "notifications/resources/updated", timeout=10, after=heard[s], predicate=lambda n: str(n.params.uri) == LINE
+            )
+        assert updates(bystander) == [LINE]
+        assert updates(a) == [PAD, LINE] and updates(b) == [PAD, LINE]
 
         with anyio.fail_after(15):
             await a.client.unsubscribe_resource(PAD)
-        assert await touch(bystander) == PAD, "b still follows it"
-        await b.wait_for_notification("notifications/resources/updated", timeout=10, after=len(b.notifications) - 1)
+        heard[b] = len(b.notifications)
+        assert await touch(bystander) == f"{PAD} {LINE}", "b still follows it"
+        await b.wait_for_notification("notifications/resources/updated", timeout=10, after=heard[b])
+        # a follows the line now: its update proves the pad's, sent before it, did not come to a.
+        with anyio.fail_after(15):
+            await a.client.subscribe_resource(LINE)
+        heard[a] = len(a.notifications)
+        assert await touch(bystander, LINE) == f"{PAD} {LINE}"
+        await a.wait_for_notification("notifications/resources/updated", timeout=10, after=heard[a])
+        assert updates(a) == [PAD, LINE, LINE]
         with anyio.fail_after(15):
             await b.client.unsubscribe_resource(PAD)
-        assert await touch(bystander) == "nothing", "the last follower gone, the upstream is unsubscribed"
-        await anyio.sleep(0.3)
-        assert updates(a) == [PAD]
+        # The upstream is no longer subscribed to the pad, so it says nothing of it to anyone.
+        assert await touch(bystander) == LINE, "the last follower gone, the upstream is unsubscribed"
 
 
 async def test_a_session_that_ends_releases_what_it_followed(gateway):
@@ -142,5 +159,15 @@ async def test_resources_of_a_modern_upstream_are_followed_through_its_listen_st
             await follower.client.unsubscribe_resource(PAD)
         seen = len(updates(follower))
         assert await touch(toucher) == "notified"
-        await anyio.sleep(0.5)
-        assert len(updates(follower)) == seen
+        # The follower follows the line now: once a line update came (after the upstream's listen stream was
+        # reopened for it), a pad update sent before it would have come too.
+        with anyio.fail_after(15):
+            await follower.client.subscribe_resource(LINE)
+
+        async def line_updated() -> bool | None:
+            assert await touch(toucher, LINE) == "notified"
+            await anyio.sleep(0.2)
+            return True if LINE in updates(follower)[seen:] else None
+
+        await await_until(line_updated, 15, interval=0.3, what="the line's update through the listen stream")
+        assert set(updates(follower)[seen:]) == {LINE}, "an update of the pad arrived after the client unsubscribed"

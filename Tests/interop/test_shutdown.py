@@ -46,9 +46,16 @@ async def test_sigterm_with_open_sessions_and_a_call_in_flight(std_config, gatew
         await auto.wait_for_tools({"sample__progress"})
         pids = upstream_pids(gw)
 
+        running = anyio.Event()
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            running.set()
+
         async def long_call() -> None:
             try:
-                outcome["result"] = await legacy.client.call_tool("sample__progress", {"steps": 300})
+                outcome["result"] = await legacy.client.call_tool(
+                    "sample__progress", {"steps": 300}, progress_callback=on_progress
+                )
             except MCPError as e:
                 outcome["error"] = e
             except Exception as e:  # the connection may simply close
@@ -56,7 +63,8 @@ async def test_sigterm_with_open_sessions_and_a_call_in_flight(std_config, gatew
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(long_call)
-            await anyio.sleep(1.0)
+            with anyio.fail_after(20):
+                await running.wait()  # its first progress came: the call is in flight upstream
             started = anyio.current_time()
             status = await anyio.to_thread.run_sync(gw.stop)
             stopped_after = anyio.current_time() - started

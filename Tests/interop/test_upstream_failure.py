@@ -87,17 +87,23 @@ async def test_call_in_flight_when_upstream_dies_fails_promptly(std_config, gate
         victim = gw.child("sample_server.py")
         assert victim is not None
         outcome: dict = {}
+        running = anyio.Event()
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            running.set()
 
         async def long_call() -> None:
             try:
-                outcome["result"] = await session.client.call_tool("sample__progress", {"steps": 100})
+                outcome["result"] = await session.client.call_tool(
+                    "sample__progress", {"steps": 100}, progress_callback=on_progress
+                )
             except MCPError as e:
                 outcome["error"] = e
 
         with anyio.fail_after(30):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(long_call)
-                await anyio.sleep(1.0)  # the call is running upstream now
+                await running.wait()  # its first progress came: the call is running upstream
                 killed_at = anyio.current_time()
                 os.kill(victim.pid, signal.SIGKILL)
             finished_after = anyio.current_time() - killed_at
