@@ -1,8 +1,10 @@
 import Logging
 import ServiceLifecycle
 import UnixSignals
+import YrdenConfig
 import YrdenEngine
 import YrdenFront
+import YrdenProtocol
 
 extension YrdenApplication {
     /// Serves the aggregate over stdin/stdout until stdin closes (the host went away) or a signal arrives,
@@ -17,7 +19,8 @@ extension YrdenApplication {
             config: config,
             logger: logger,
             connector: connector,
-            toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins()
+            toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(),
+            startup: startupBound
         )
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -39,6 +42,14 @@ extension YrdenApplication {
             )
         )
         try await group.run()
+    }
+}
+
+extension YrdenApplication {
+    /// A stdio host lists once, right away, and keeps that list: unless the config sets `startupWait`, its first
+    /// requests wait for each server's first attempt, bounded by that server's own connect timeout.
+    var startupBound: StartupBound {
+        loaded.document.root["gateway"]?["startupWait"] == nil ? .eachServersConnectTimeout : .startupWait
     }
 }
 

@@ -66,12 +66,14 @@ package final class Gateway: Sendable {
         package var specs: [ServerSpec] { order.compactMap { links[$0]?.spec } }
     }
 
-    /// `toolPins` holds the pins saved by an earlier run; by default pins are kept in memory only.
+    /// `toolPins` holds the pins saved by an earlier run; by default pins are kept in memory only. `startup`
+    /// says how long the first requests wait for the servers' first attempts.
     package init(
         config: GatewayConfig,
         logger: Logger,
         connector: UpstreamConnector = UpstreamConnector(),
-        toolPins: ToolPins? = nil
+        toolPins: ToolPins? = nil,
+        startup bound: StartupBound = .startupWait
     ) {
         self.settings = config.gateway
         self.sessions = SessionStore(
@@ -81,7 +83,12 @@ package final class Gateway: Sendable {
         )
         self.connector = connector
         self.logger = logger
-        self.startup = StartupGate(deadline: startedAt + config.gateway.startupWait)
+        self.startup = StartupGate(
+            bound,
+            startedAt: startedAt,
+            startupWait: config.gateway.startupWait,
+            servers: config.servers
+        )
         var links: [String: ServerLink] = [:]
         for spec in config.servers { links[spec.id] = ServerLink(spec: spec) }
         var snapshot = Snapshot(order: config.servers.map(\.id), links: links)
@@ -270,12 +277,6 @@ package final class Gateway: Sendable {
         )
     }
 
-    /// Whether the aggregate is read yet: the startup gate is open, or would be opened by this snapshot (every
-    /// first attempt over) or by its deadline.
-    private func startupSettled(_ snapshot: Snapshot) -> Bool {
-        startup.isOpen || snapshot.firstAttemptsFinished || startup.deadlinePassed
-    }
-
     /// The merged catalog of every connected server, in config order.
     private func aggregate(_ snapshot: Snapshot) -> AggregatedCatalog {
         let sources = snapshot.specs.compactMap { spec -> CatalogSource? in
@@ -304,7 +305,7 @@ package final class Gateway: Sendable {
     /// Tells the log, the startup gate, metrics, event subscribers and every session what a batch changed.
     private func announce(_ applied: AppliedChanges) {
         for conflict in applied.conflicts { logger.warning("catalog conflict: \(conflict)") }
-        if !startup.isOpen, applied.after.firstAttemptsFinished { startup.open() }
+        if !startup.isOpen, startup.settles(applied.after) { startup.open() }
         recordStates(applied.events)
         events.publish(applied.events)
         guard !applied.changedKinds.isEmpty || !applied.changedByServer.isEmpty || !applied.changedByProfile.isEmpty

@@ -40,6 +40,44 @@ import YrdenProtocol
     }
 }
 
+/// `yrden stdio` by default: each server holds the gate until its first attempt ends or its own connect
+/// timeout has passed since the start, whatever `startupWait` says.
+@Suite struct EachServersBoundTests {
+    static func gateway(connect a: Duration, _ b: Duration) -> Gateway {
+        let specs = [("a", a), ("b", b)].map { id, connect in
+            ServerSpec(
+                id: id,
+                transport: .stdio(command: "x", args: [], env: [:], cwd: nil),
+                timeouts: Timeouts(connect: connect)
+            )
+        }
+        return Gateway(
+            config: GatewayConfig(gateway: GatewaySettings(startupWait: .seconds(0)), servers: specs),
+            logger: Logger(label: "test"),
+            startup: .eachServersConnectTimeout
+        )
+    }
+
+    @Test func aServerWithinItsConnectTimeoutHoldsTheGatePastStartupWait() {
+        let gateway = Self.gateway(connect: .seconds(600), .seconds(600))
+        #expect(!gateway.startup.isOpen, "startupWait 0 does not open it: each server's own bound does")
+        gateway.update { $0.links["a"]?.state = .connected(since: .now) }
+        #expect(!gateway.startup.isOpen)
+        gateway.update { $0.links["b"]?.state = .connecting(attempt: 2) }
+        #expect(gateway.startup.isOpen)
+    }
+
+    @Test func aServerPastItsOwnConnectTimeoutNoLongerHoldsIt() async {
+        let gateway = Self.gateway(connect: .milliseconds(50), .seconds(600))
+        gateway.update { $0.links["b"]?.state = .connected(since: .now) }
+        #expect(!gateway.startup.isOpen)
+        let started = ContinuousClock.now
+        await gateway.awaitStartup()
+        #expect(gateway.startup.isOpen)
+        #expect(ContinuousClock.now - started < .seconds(60), "released at a's bound, not the latest one")
+    }
+}
+
 /// The merge of every server's lists waits for the gate: the servers starting together are merged once.
 @Suite struct DeferredMergeTests {
     static let specs = ["a", "b"].map {

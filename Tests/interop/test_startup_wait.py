@@ -2,7 +2,8 @@
 
 A host that launches `yrden stdio` sends `initialize` and `tools/list` within milliseconds, while the
 upstreams are still starting. Both are held until every enabled server finished its first connection
-attempt (or the bound passes), so the first list is complete and the initialize result carries the
+attempt (or the bound passes: `startupWait` when the config sets it or over HTTP, else each server's own
+connect timeout), so the first list is complete and the initialize result carries the
 upstreams' extensions (MCP Apps) and instructions, as over HTTP. The sample server here starts slowly on
 purpose (`sleep 1` before it execs).
 """
@@ -63,6 +64,24 @@ async def test_stdio_first_list_is_complete_and_initialize_advertises_the_upstre
             assert "## demo" in instructions, instructions
             echoed = await client.call_tool("sample__greet", {"name": "early"})
             assert not echoed.is_error
+
+
+async def test_stdio_waits_for_a_server_slower_than_startup_wait_within_its_connect_timeout(
+    yrden: Path, tmp_path: Path
+):
+    """A host lists once and keeps the list: without `startupWait` in the config, `yrden stdio` holds the first
+    list for each server's first attempt, bounded by that server's own connect timeout, not a fixed 5 s. The
+    sample server takes 7 s to start (longer than the default startupWait, well within its 30 s)."""
+    config = slow_start_config(yrden, sample_delay="7")
+    config["mcpServers"]["sample"]["timeouts"] = {"connect": 30}
+    params = stdio_params(yrden, tmp_path, config)
+    with (tmp_path / "stderr.log").open("w") as stderr, anyio.fail_after(60):
+        started = time.monotonic()
+        async with Client(stdio_client(params, errlog=stderr), mode="legacy", cache=None) as client:
+            first = {tool.name for tool in (await client.list_tools()).tools}
+            waited = time.monotonic() - started
+    print(f"launch to first tools/list, a 7 s server: {waited:.2f} s")
+    assert DEMO_AND_SAMPLE <= first, f"the first tools/list missed the slow server: {sorted(first)}"
 
 
 async def test_stdio_and_http_advertise_the_same(yrden: Path, tmp_path: Path):
