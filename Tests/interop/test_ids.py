@@ -5,9 +5,11 @@ Raw HTTP, so the ids are exactly what we write.
 
 from __future__ import annotations
 
+import json
+
 import anyio
 
-from harness import RawSession, raw_mcp
+from harness import RawSession, parse_sse, raw_mcp
 
 
 async def call_tool(session: RawSession, name: str, arguments: dict, id) -> dict:
@@ -47,12 +49,27 @@ async def test_same_id_slow_and_fast_calls_do_not_cross(std_config, gateway):
         a = await raw.initialize()
         b = await raw.initialize()
         answers: dict[str, dict] = {}
+        running = anyio.Event()
 
         async def slow() -> None:
-            answers["a"] = await call_tool(a, "sample__progress", {"steps": 10}, id=1)
+            # Streamed, with a progress token: its first progress says it runs upstream.
+            params = {"name": "sample__progress", "arguments": {"steps": 10}, "_meta": {"progressToken": "a"}}
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+            headers = {**raw.base_headers, **a.headers()}
+            async with raw.http.stream("POST", raw.url, content=body, headers=headers) as response:
+                buffered = ""
+                async for chunk in response.aiter_text():
+                    buffered += chunk
+                    while "\n\n" in buffered:
+                        block, buffered = buffered.split("\n\n", 1)
+                        for message in parse_sse(block + "\n\n"):
+                            if message.get("method") == "notifications/progress":
+                                running.set()
+                            elif message.get("id") == 1:
+                                answers["a"] = message
 
         async def fast() -> None:
-            await anyio.sleep(0.3)  # A's call is upstream by now
+            await running.wait()  # A's call is upstream now
             answers["b"] = await call_tool(b, "sample__greet", {"name": "B"}, id=1)
             answers["b_done_first"] = {"value": "a" not in answers}
 
