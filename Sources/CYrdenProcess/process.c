@@ -105,6 +105,8 @@ int yrden_spawn(const char *file, char *const argv[], char *const envp[], const 
 
 int yrden_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
+int yrden_pidfd_send_signal(int pidfd, int sig) { return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0); }
+
 int yrden_pidfd_wait(int pidfd, int reap, int *wait_status) {
     siginfo_t info = {0};
     int options = WEXITED | WNOHANG | (reap ? 0 : WNOWAIT);

@@ -119,33 +119,72 @@ async def test_a_gateway_killed_outright_leaves_no_server_running(gateway):
         stop_quietly(pids.values())
 
 
-async def test_an_orphan_that_left_the_group_is_adopted_and_reaped(gateway):
-    markers = (*TREE_MARKERS, "yrden-tree-detached")
-    gw = gateway({"mcpServers": {"tree": tree_entry("--detached-leaf", "3")}})
-    pids = await whole_tree(gw, markers)
-    detached = pids.pop("yrden-tree-detached")
+DETACHED_TREE = (*TREE_MARKERS, "yrden-tree-detached")
+
+
+async def test_a_helper_that_left_the_group_dies_with_its_crashed_server(gateway):
+    # Its own session shields it from the group kill; the gateway finds it below the server's group before
+    # the kill, and kills it too (it would otherwise run its 60 s, adopted by the gateway).
+    gw = gateway({"mcpServers": {"tree": tree_entry("--detached-leaf", "60")}})
+    pids = await whole_tree(gw, DETACHED_TREE)
 
     os.kill(pids["tree_server.py"], signal.SIGKILL)
-    await expect_tree_gone(gw, pids, "a crash of the server")
 
-    # Its own session shields it from the group kill; its parent is gone, so the gateway adopted it.
-    adopted = proc_info(detached)
-    assert adopted is not None and adopted.ppid == gw.pid, f"not adopted by the gateway: {adopted}"
-    try:
-        await expect_tree_gone(gw, {"yrden-tree-detached": detached}, "the adopted orphan's own exit")
-        assert proc_info(detached) is None, f"left as a zombie: {proc_info(detached)}"
-    finally:
-        stop_quietly([detached])
+    await expect_tree_gone(gw, pids, "a crash of the server, with a helper in a session of its own")
 
 
-async def test_an_adopted_orphan_does_not_outlive_the_gateway(gateway):
-    markers = (*TREE_MARKERS, "yrden-tree-detached")
+async def test_a_helper_that_left_the_group_dies_when_the_server_is_removed(gateway):
     gw = gateway({"mcpServers": {"tree": tree_entry("--detached-leaf", "60")}})
-    pids = await whole_tree(gw, markers)
+    pids = await whole_tree(gw, DETACHED_TREE)
 
-    assert gw.stop() == 0  # the server ends, its group is killed, the detached helper is adopted
+    response = await admin(gw, "DELETE", "/servers/tree")
 
-    await expect_tree_gone(None, pids, "SIGTERM of the gateway, with an adopted orphan")
+    assert response.status_code in (200, 204), response.text
+    await expect_tree_gone(gw, pids, "DELETE, with a helper in a session of its own")
+
+
+async def test_a_helper_that_left_the_group_dies_when_the_server_restarts(gateway):
+    gw = gateway({"mcpServers": {"tree": tree_entry("--detached-leaf", "60")}})
+    pids = await whole_tree(gw, DETACHED_TREE)
+
+    response = await admin(gw, "POST", "/servers/tree/restart")
+
+    assert response.status_code in (200, 202, 204), response.text
+    await expect_tree_gone(gw, pids, "a restart, with a helper in a session of its own")
+    await whole_tree(gw, DETACHED_TREE)  # the new server's tree, whole
+
+
+async def test_a_crash_loop_leaves_no_helper_that_left_the_group(gateway, tmp_path: Path):
+    """Each start spawns a helper in a session of its own and crashes a second later; the old gateway left
+    every one running (14 after 20 s). Once the loops are over, every helper recorded must be gone."""
+    record = tmp_path / "record"
+    loops = 4
+    entry = tree_entry(
+        "--detached-leaf", "600", "--exit-after", "1", "--record", str(record),
+        reconnect={"initialDelay": 0.05, "maxDelay": 0.1, "maxAttempts": loops},
+    )
+    gw = gateway({"mcpServers": {"tree": entry}})
+
+    async def given_up() -> bool:
+        view = (await admin(gw, "GET", "/servers/tree")).json()
+        return view["state"] == "failed" and view.get("reconnect") is None
+
+    await await_until(given_up, timeout=60, interval=0.5, what="the crash loops to end")
+    lines = [line.split() for line in record.read_text().splitlines()]
+    servers = [int(pid) for kind, pid in lines if kind == "server"]
+    detached = {f"detached {pid}": int(pid) for kind, pid in lines if kind == "detached"}
+    assert len(servers) == loops + 1, lines
+    assert detached, "no helper was started in a session of its own"
+    await expect_tree_gone(gw, detached, f"{len(servers)} crash loops")
+
+
+async def test_a_helper_that_left_the_group_does_not_outlive_the_gateway(gateway):
+    gw = gateway({"mcpServers": {"tree": tree_entry("--detached-leaf", "60")}})
+    pids = await whole_tree(gw, DETACHED_TREE)
+
+    assert gw.stop() == 0  # the server ends, and its tree with it, the helper in its own session included
+
+    await expect_tree_gone(None, pids, "SIGTERM of the gateway, with a helper in a session of its own")
 
 
 async def test_an_exit_is_seen_while_a_grandchild_holds_stdout(gateway):

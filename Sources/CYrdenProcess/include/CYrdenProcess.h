@@ -22,6 +22,10 @@ void yrden_set_child_open_file_limit(unsigned long long soft);
 /// pidfd_open(pid, 0), or -1 with errno.
 int yrden_pidfd_open(pid_t pid);
 
+/// pidfd_send_signal(pidfd, sig, NULL, 0): signals exactly the process the pidfd was opened for, never one
+/// that reused its pid. 0, or -1 with errno.
+int yrden_pidfd_send_signal(int pidfd, int sig);
+
 /// Whether the process behind `pidfd` has exited, without blocking: 1 (and its raw wait status as waitpid
 /// gives it, when `wait_status` is not NULL), 0 while it runs, -1 with errno. `reap` 0 leaves it a zombie.
 int yrden_pidfd_wait(int pidfd, int reap, int *wait_status);

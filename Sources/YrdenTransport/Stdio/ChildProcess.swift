@@ -38,8 +38,9 @@ package struct StdioCommand: Sendable, Hashable {
 /// dispositions and SIGKILL as its parent-death signal: signals meant for the gateway never reach it, the
 /// gateway's ignored SIGPIPE does not leak into it, and a gateway killed outright does not leave it running.
 /// Its exit is noticed from the process itself (a pidfd on the ``ProcessReactor``), never from its pipes, which
-/// a descendant may hold open. Once it has exited, what is left of its process group is killed before it is
-/// reaped, while the group id cannot be reused yet: a server's helpers never outlive it.
+/// a descendant may hold open. Once it has exited, what is left of its tree (``ProcessTree``: its group, its
+/// session, and every descendant of those, helpers that left the group included) is killed before it is
+/// reaped, while its ids cannot be reused yet: a server's helpers never outlive it.
 final class ChildProcess: Sendable {
     /// What the child writes and when it ends, delivered on the reactor thread.
     struct Events: Sendable {
@@ -197,12 +198,13 @@ final class ChildProcess: Sendable {
         await exit.wait(timeout: timeout)
     }
 
-    /// Sends `signal` to the child's whole process group (it leads a session of its own), helpers included,
-    /// whether or not the child itself still runs. On the reactor thread, which alone reaps: once the leader
-    /// is reaped the group id may be someone else's, and its group was killed just before.
-    func signalGroup(_ signal: Int32) {
+    /// Sends `signal` to the child's whole tree (``ProcessTree``: its process group, as it leads a session of
+    /// its own, and every helper below it, those that left the group included), whether or not the child
+    /// itself still runs. On the reactor thread, which alone reaps: once the leader is reaped its ids may be
+    /// someone else's, and its tree was killed just before.
+    func signalTree(_ signal: Int32) {
         reactor.perform { [self] in
-            if exit.status == nil { _ = kill(-pid, signal) }
+            if exit.status == nil { ProcessTree.signal(signal, treeOf: pid) }
         }
     }
 
@@ -210,17 +212,17 @@ final class ChildProcess: Sendable {
     func terminate() async {
         stdin.close()
         if await waitForExit(timeout: .seconds(2)) { return }
-        signalGroup(SIGTERM)
+        signalTree(SIGTERM)
         if await waitForExit(timeout: .seconds(5)) { return }
-        signalGroup(SIGKILL)
+        signalTree(SIGKILL)
         _ = await waitForExit(timeout: .seconds(30))
     }
 
     /// The child has exited (its pidfd is readable, or the orphan sweep met it): kill what is left of its
-    /// group, reap it, take in what it wrote, and tell the owner. Reactor thread only.
+    /// tree, reap it, take in what it wrote, and tell the owner. Reactor thread only.
     private func reap() {
         guard exit.status == nil, yrden_pidfd_wait(pidfd, 0, nil) == 1 else { return }
-        _ = kill(-pid, SIGKILL)
+        ProcessTree.signal(SIGKILL, treeOf: pid)
         var raw: Int32 = 0
         guard yrden_pidfd_wait(pidfd, 1, &raw) == 1 else { return }
         if let watch = pidfdWatch.withLock({ $0 }) { reactor.unwatch(watch, fd: pidfd) }
