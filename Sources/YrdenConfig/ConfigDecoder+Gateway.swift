@@ -5,8 +5,10 @@ import YrdenProtocol
 /// Keys, all optional:
 /// - `listen` (string, `HOST:PORT`, IPv6 as `[::1]:8750`; default `127.0.0.1:8750`)
 /// - `toolSeparator` (string, 1–8 tool-name characters; default `__`)
-/// - `adminToken` (string; empty or an unset `${VAR}` means no token)
-/// - `clientTokens` (array of strings; when any is set, `/mcp` requires `Authorization: Bearer` with one)
+/// - `adminToken` (string; `""` as written means no token; an unset `${VAR}`, or one that expands to empty, is
+///   a problem, never "no token")
+/// - `clientTokens` (array of non-empty strings, each `${VAR}` set; when any is given, `/mcp` requires
+///   `Authorization: Bearer` with one)
 /// - `allowedOrigins` (array of `scheme://host[:port]`; default none)
 /// - `maxBodyBytes` (integer, 1 to 1 GiB; default 16 MiB)
 /// - `dataDir` (non-empty string)
@@ -48,14 +50,11 @@ extension ConfigDecoder {
                 settings.toolSeparator = separator
             }
         }
-        if let field = object["adminToken"], let token = field.string(unsetIsEmpty: true) {
+        if let token = object["adminToken"]?.token("the admin token", empty: "remove adminToken for none") {
             settings.adminToken = token.isEmpty ? nil : token
         }
-        if let items = object["clientTokens"]?.array() {
-            for item in items {
-                guard let token = item.string(unsetIsEmpty: true), !token.isEmpty else { continue }
-                settings.clientTokens.append(token)
-            }
+        if let tokens = object["clientTokens"]?.tokens("a client token") {
+            settings.clientTokens = tokens
         }
         if let items = object["allowedOrigins"]?.array() {
             for item in items {

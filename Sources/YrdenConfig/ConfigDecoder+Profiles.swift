@@ -65,9 +65,8 @@ extension ConfigDecoder {
                 mode.report("unknown tool mode \(word.quoted)", fix: KeySuggestion.valueFix(for: word, among: accepted))
             }
         }
-        for item in object["clientTokens"]?.array() ?? [] {
-            guard let token = item.string(unsetIsEmpty: true), !token.isEmpty else { continue }
-            profile.clientTokens.append(token)
+        if let tokens = object["clientTokens"]?.tokens("a client token") {
+            profile.clientTokens = tokens
         }
         return profile
     }

@@ -4,7 +4,7 @@ import YrdenProtocol
 /// the file.
 ///
 /// The grammar is deliberately small and predictable:
-/// - `${NAME}` is the value of `NAME`; an unset `NAME` is a problem (unless the caller says unset means empty).
+/// - `${NAME}` is the value of `NAME`; an unset `NAME` is a problem.
 ///   A set but empty `NAME` expands to the empty string.
 /// - `${NAME:-default}` is the value of `NAME` when it is set and not empty, else `default`, taken literally up
 ///   to the closing `}` (the shell's `:-`).
@@ -16,11 +16,7 @@ import YrdenProtocol
 /// `NAME` is letters, digits and `_`, not starting with a digit. The environment comes in as a dictionary so
 /// that tests and the CLI decide what the config sees, not the process.
 enum EnvironmentExpansion {
-    static func expand(
-        _ text: String,
-        environment: [String: String],
-        unsetIsEmpty: Bool = false
-    ) -> (text: String, findings: [Finding]) {
+    static func expand(_ text: String, environment: [String: String]) -> (text: String, findings: [Finding]) {
         guard text.utf8.contains(UInt8(ascii: "$")) else { return (text, []) }
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
@@ -53,7 +49,7 @@ enum EnvironmentExpansion {
                 break
             }
             let body = String(decoding: bytes[(index + 2)..<close], as: UTF8.self)
-            switch resolve(body, environment: environment, unsetIsEmpty: unsetIsEmpty) {
+            switch resolve(body, environment: environment) {
             case .success(let value): output.append(contentsOf: value.utf8)
             case .failure(let finding): findings.append(finding)
             }
@@ -63,11 +59,7 @@ enum EnvironmentExpansion {
     }
 
     /// The text between `${` and `}`: a name, optionally followed by `:-` and a default.
-    private static func resolve(
-        _ body: String,
-        environment: [String: String],
-        unsetIsEmpty: Bool
-    ) -> Result<String, Finding> {
+    private static func resolve(_ body: String, environment: [String: String]) -> Result<String, Finding> {
         if body.hasPrefix(HostVariables.inputPrefix) { return .failure(HostVariables.inputPrompt(body)) }
         let body = HostVariables.strippingEnvPrefix(body)
         let name: Substring
@@ -96,7 +88,6 @@ enum EnvironmentExpansion {
             return .success(String(fallback))
         }
         if let value { return .success(value) }
-        if unsetIsEmpty { return .success("") }
         return .failure(HostVariables.unset(String(name)))
     }
 

@@ -28,19 +28,15 @@ struct JSONReader {
         report("expected \(expected), found \(value.typeName)", fix: fix)
     }
 
-    /// The string with `${VAR}` expanded. With `unsetIsEmpty`, an unset variable expands to `""` silently.
+    /// The string with `${VAR}` expanded; an unset variable is a problem.
     /// Inside a server entry, a reference that cannot be resolved is collected by the context (see
     /// ``DecodingContext``) and the text as written is returned.
-    func string(unsetIsEmpty: Bool = false) -> String? {
+    func string() -> String? {
         guard case .string(let raw) = value else {
             mismatch(expected: "a string")
             return nil
         }
-        let (text, findings) = EnvironmentExpansion.expand(
-            raw,
-            environment: context.environment,
-            unsetIsEmpty: unsetIsEmpty
-        )
+        let (text, findings) = EnvironmentExpansion.expand(raw, environment: context.environment)
         if !findings.isEmpty, findings.allSatisfy({ $0.unresolvedReference != nil }),
             context.deferUnresolved(findings, at: path)
         {

@@ -86,13 +86,16 @@ enum Document {
     }
 
     @Test func decodedAppliesOverridesAndTheExposureCheck() throws {
-        let document = try Document.parse(#"{"gateway": {"adminToken": "${ADMIN:-}"}}"#)
+        let document = try Document.parse(#"{"gateway": {"adminToken": ""}}"#)
         let exposed = Document.problems { () throws(ConfigError) in
             try document.decoded(environment: ["YRDEN_LISTEN": "0.0.0.0:80"], source: "test.json")
         }
         #expect(exposed.map(\.path) == ["gateway.listen"])
         #expect(exposed.first?.message == "binding 0.0.0.0 exposes the admin API")
-        let config = try document.decoded(environment: ["YRDEN_LISTEN": "0.0.0.0:80", "ADMIN": "t"], source: "x")
+        let config = try document.decoded(
+            environment: ["YRDEN_LISTEN": "0.0.0.0:80", "YRDEN_ADMIN_TOKEN": "t"],
+            source: "x"
+        )
         #expect(config.gateway.listenAddress == "0.0.0.0:80")
         #expect(config.gateway.adminToken == "t")
     }

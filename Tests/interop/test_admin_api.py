@@ -502,6 +502,24 @@ async def test_bad_config_documents_are_refused(admin: Admin):
     assert await admin.ok("GET", "/config") == document
 
 
+async def test_a_token_naming_an_unset_variable_is_refused_naming_it(admin: Admin):
+    # Read as "no token", it would open the profile (or the gateway's endpoints) to anyone.
+    document = await admin.ok("GET", "/config")
+    opened = json.loads(json.dumps(document))
+    opened["profiles"] = {"p": {"clientTokens": ["${PROFILE_TOKEN_NOT_SET}"]}}
+    refused = assert_problem(await admin.request("PUT", "/config", opened), 400)
+    assert error_paths(refused) == ["profiles.p.clientTokens[0]"], refused
+    assert "PROFILE_TOKEN_NOT_SET is not set" in refused["errors"][0]["message"], refused
+    profile = {"clientTokens": ["${PROFILE_TOKEN_NOT_SET}"]}
+    refused = assert_problem(await admin.request("PUT", "/profiles/p", profile), 400)
+    assert error_paths(refused) == ["profiles.p.clientTokens[0]"], refused
+    assert "PROFILE_TOKEN_NOT_SET is not set" in refused["errors"][0]["message"], refused
+    emptied = assert_problem(await admin.request("PUT", "/profiles/p", {"clientTokens": [""]}), 400)
+    assert error_paths(emptied) == ["profiles.p.clientTokens[0]"], emptied
+    assert (await admin.get("/profiles/p")).status_code == 404
+    assert await admin.ok("GET", "/config") == document
+
+
 async def test_oauth_endpoints(admin: Admin):
     not_oauth = assert_problem(await admin.request("POST", "/servers/demo/auth"), 409)
     assert "OAuth" in not_oauth["detail"]

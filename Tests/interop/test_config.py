@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
+import harness
 from harness import PYTHON, REPO_ROOT, SAMPLE_SERVER, clean_env, free_port
 
 TIMEOUT = 30
@@ -266,3 +267,58 @@ def test_a_server_added_with_an_unset_variable_is_kept_and_says_what_to_set(gate
     assert "SEARCH_TOKEN_NOT_SET is not set" in search["lastError"]["message"], search
     assert "where the gateway runs" in search["lastError"]["message"], search
     assert "${SEARCH_TOKEN_NOT_SET}" in gw.config_path.read_text(), "the entry is saved as written"
+
+
+# Issue 25: an unset variable in a token must never leave an endpoint open.
+
+UNSET_TOKENS = {
+    "admin token": ({"gateway": {"adminToken": "${ADMIN_TOKEN_NOT_SET}"}}, "gateway.adminToken", "ADMIN_TOKEN_NOT_SET"),
+    "client token": (
+        {"gateway": {"clientTokens": ["${CLIENT_TOKEN_NOT_SET}"]}},
+        "gateway.clientTokens[0]",
+        "CLIENT_TOKEN_NOT_SET",
+    ),
+    "profile token": (
+        {"gateway": {"clientTokens": ["gateway-token"]}, "profiles": {"p": {"clientTokens": ["${PROFILE_TOKEN_NOT_SET}"]}}},
+        "profiles.p.clientTokens[0]",
+        "PROFILE_TOKEN_NOT_SET",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNSET_TOKENS))
+def test_an_unset_variable_in_a_token_refuses_the_file_naming_it(yrden, tmp_path, case):
+    config, path, variable = UNSET_TOKENS[case]
+    bad = write(tmp_path, {**config, "mcpServers": {}})
+    proc = run(yrden, "check-config", str(bad), cwd=tmp_path)
+    assert proc.returncode == 2, output(proc)
+    assert f"{path}: environment variable {variable} is not set" in proc.stderr, output(proc)
+    proc = run(yrden, "serve", "--config", str(bad), "--listen", f"127.0.0.1:{free_port()}", cwd=tmp_path)
+    assert proc.returncode == 2, output(proc)
+    assert variable in proc.stderr, output(proc)
+
+
+def test_a_token_list_of_empty_strings_is_refused(yrden, tmp_path):
+    bad = write(tmp_path, {"gateway": {"clientTokens": ["", ""]}, "mcpServers": {}})
+    proc = run(yrden, "check-config", str(bad), cwd=tmp_path)
+    assert proc.returncode == 2, output(proc)
+    assert "gateway.clientTokens[0]: a client token is empty" in proc.stderr, output(proc)
+
+
+def test_a_reload_that_unsets_a_profiles_token_is_refused_and_the_profile_stays_closed(gateway):
+    config = {"mcpServers": {}, "profiles": {"p": {"clientTokens": ["profile-token"]}}}
+    gw = gateway(config)
+    endpoint = f"{gw.base}/mcp/p"
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    headers = {"Accept": "application/json, text/event-stream"}
+    assert httpx2.post(endpoint, json=initialize, headers=headers, timeout=5).status_code == 401
+    config["profiles"]["p"]["clientTokens"] = ["${PROFILE_TOKEN_NOT_SET}"]
+    gw.config_path.write_text(json.dumps(config))
+    harness.wait_until(lambda: "config not reloaded" in gw.log_text(), 20, "the reload to be refused")
+    assert "PROFILE_TOKEN_NOT_SET" in gw.log_text()
+    assert httpx2.post(endpoint, json=initialize, headers=headers, timeout=5).status_code == 401
