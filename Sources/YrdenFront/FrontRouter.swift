@@ -45,7 +45,10 @@ package struct FrontRouter: Sendable {
         )
         health = HealthEndpoint(gateway: gateway)
         self.gateway = gateway
-        legacySSE = LegacySSEEndpoint(gateway: gateway, channels: LegacySSEChannels(limit: settings.maxSessions))
+        legacySSE = LegacySSEEndpoint(
+            gateway: gateway,
+            channels: LegacySSEChannels(limit: settings.maxSessions, perClientLimit: settings.maxSessionsPerClient)
+        )
         admin = AdminAPI(gateway: gateway, store: store, adminToken: settings.adminToken, logger: logger)
         adminToken = settings.adminToken
         self.metrics = MetricsEndpoint(registry: metrics)

@@ -1,4 +1,5 @@
 import Synchronization
+import YrdenEngine
 import YrdenLineIO
 
 /// The legacy HTTP+SSE transport's open streams, by the id their `endpoint` event gave the client for its
@@ -8,7 +9,8 @@ import YrdenLineIO
 /// reaches it only through that endpoint's own `messages` path, so it passes the same access rules as the
 /// stream did (a profile's tokens are not the gateway's) and cannot feed another scope's stream.
 ///
-/// Bounded twice: at most `limit` streams are open, and each holds at most `maxWaiting` messages its
+/// Bounded three times: at most `limit` streams are open, at most `perClientLimit` of them one client's (so
+/// one client cannot take them all from the others), and each holds at most `maxWaiting` messages its
 /// connection has not taken yet; a POST past that is refused (429) rather than queued.
 final class LegacySSEChannels: Sendable {
     static let maxWaiting = 64
@@ -21,26 +23,43 @@ final class LegacySSEChannels: Sendable {
         case full
     }
 
-    let limit: Int
-    private let open = Mutex<[String: (base: String, feed: AsyncStream<LineInput>.Continuation)]>([:])
-
-    init(limit: Int) {
-        self.limit = limit
+    private struct Table {
+        var streams: [String: (base: String, feed: AsyncStream<LineInput>.Continuation, client: ClientKey?)] = [:]
+        var perClient: [ClientKey: Int] = [:]
     }
 
-    var count: Int { open.withLock { $0.count } }
+    let limit: Int
+    let perClientLimit: Int
+    private let open = Mutex(Table())
+
+    init(limit: Int, perClientLimit: Int = .max) {
+        self.limit = limit
+        self.perClientLimit = perClientLimit
+    }
+
+    var count: Int { open.withLock { $0.streams.count } }
+
+    /// Whether `client` holds `perClientLimit` streams (why its stream was refused, when `limit` were not open).
+    func isFull(for client: ClientKey?) -> Bool {
+        guard let client else { return false }
+        return open.withLock { $0.perClient[client, default: 0] >= perClientLimit }
+    }
 
     /// A new stream's id and the messages POSTed to it through `base`'s messages path; `nil` when `limit`
-    /// streams are open.
-    func openChannel(base: String) -> (id: String, messages: AsyncStream<LineInput>)? {
+    /// streams are open, or `client` holds `perClientLimit`.
+    func openChannel(base: String, client: ClientKey? = nil) -> (id: String, messages: AsyncStream<LineInput>)? {
         let (messages, feed) = AsyncStream.makeStream(
             of: LineInput.self,
             bufferingPolicy: .bufferingOldest(Self.maxWaiting)
         )
         let id = Self.newID()
         let opened = open.withLock { open in
-            guard open.count < limit else { return false }
-            open[id] = (base, feed)
+            guard open.streams.count < limit else { return false }
+            if let client {
+                guard open.perClient[client, default: 0] < perClientLimit else { return false }
+                open.perClient[client, default: 0] += 1
+            }
+            open.streams[id] = (base, feed, client)
             return true
         }
         return opened ? (id, messages) : nil
@@ -49,7 +68,7 @@ final class LegacySSEChannels: Sendable {
     /// Hands one POSTed message, which arrived on `base`'s messages path, to stream `id`'s connection; a
     /// stream another endpoint opened is as unknown here as one never opened.
     func deliver(_ body: [UInt8], to id: String, base: String) -> Delivery {
-        guard let feed = open.withLock({ $0[id] }).flatMap({ $0.base == base ? $0.feed : nil }) else {
+        guard let feed = open.withLock({ $0.streams[id] }).flatMap({ $0.base == base ? $0.feed : nil }) else {
             return .unknown
         }
         switch feed.yield(.line(body)) {
@@ -63,7 +82,15 @@ final class LegacySSEChannels: Sendable {
 
     /// Closes stream `id`: no more POSTs reach it, and its connection ends once it has taken what came.
     func close(_ id: String) {
-        open.withLock { $0.removeValue(forKey: id) }?.feed.finish()
+        let stream = open.withLock { open in
+            let stream = open.streams.removeValue(forKey: id)
+            if let client = stream?.client {
+                open.perClient[client, default: 1] -= 1
+                if open.perClient[client] == 0 { open.perClient[client] = nil }
+            }
+            return stream
+        }
+        stream?.feed.finish()
     }
 
     /// 128 random bits in hex, as session ids are: unguessable, since the id is all a POST needs.

@@ -23,8 +23,16 @@ struct LegacySSEEndpoint: Sendable {
         guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
             return MCPEndpoint.notAcceptable("Accept must list text/event-stream")
         }
-        guard let (id, messages) = channels.openChannel(base: base) else {
-            return HTTPResponse.text(503, "too many open streams (\(channels.limit)); close one and try again\n")
+        let client = request.clientKey
+        guard let (id, messages) = channels.openChannel(base: base, client: client) else {
+            guard channels.isFull(for: client) else {
+                return HTTPResponse.text(503, "too many open streams (\(channels.limit)); close one and try again\n")
+            }
+            return HTTPResponse.text(
+                503,
+                "too many open streams of this client (\(channels.perClientLimit), gateway.maxSessionsPerClient); "
+                    + "close one and try again\n"
+            )
         }
         let gateway = self.gateway
         let channels = self.channels
@@ -41,7 +49,6 @@ struct LegacySSEEndpoint: Sendable {
                     bufferingPolicy: .bufferingOldest(Self.maxWaitingEvents)
                 )
                 let waiting = QueuedEventBytes(limit: Self.maxWaitingBytes)
-                let client = request.clientKey
                 let connection = MessageConnection(gateway: gateway, scope: scope, client: client) { message in
                     let event = SSE.event(message)
                     guard waiting.add(event.count) else { return channels.close(id) }
