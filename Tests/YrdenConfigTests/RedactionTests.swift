@@ -194,11 +194,12 @@ import YrdenProtocol
                 (#"{"gateway": {"adminToken": "${ADMIN}", "clientTokens": ["${CLIENT}", "literal"]},"#
                     + #" "mcpServers": {"r": {"url": "https://u:${PASS}@${HOST}/mcp?token=${QTOKEN}&region=${REGION}","#
                     + #" "headers": {"Authorization": "Bearer ${env:HEADER:-x}"}, "auth": {"type": "oauth", "clientSecret": "${CS}"}},"#
-                    + #" "s": {"command": "${CMD}", "env": {"PATH": "${PATH}:/opt/bin"}}}}"#).utf8
+                    + #" "s": {"command": "${CMD}", "env": {"PATH": "${PATH}:/opt/bin"}}},"#
+                    + #" "profiles": {"p": {"clientTokens": ["${PTOKEN}"]}}}"#).utf8
             ),
             source: "test"
         )
-        #expect(document.secretVariables == ["ADMIN", "CLIENT", "PASS", "QTOKEN", "HEADER", "CS"])
+        #expect(document.secretVariables == ["ADMIN", "CLIENT", "PASS", "QTOKEN", "HEADER", "CS", "PTOKEN"])
     }
 }
 

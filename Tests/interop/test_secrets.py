@@ -34,6 +34,7 @@ ENVIRONMENT = {
     "PASSED_ON_VAR": f"passed-on-{CANARY}5",
     "UNRELATED_VAR": "plain-unrelated-value",
     "LATE_VAR": f"late-{CANARY}13",
+    "PROFILE_TOKEN_VAR": f"profile-token-{CANARY}14",
 }
 
 
@@ -66,6 +67,7 @@ def secret_config(dump: Path) -> dict[str, Any]:
                 "disabled": True,
             },
         },
+        "profiles": {"coding": {"clientTokens": ["${PROFILE_TOKEN_VAR}"]}},
     }
 
 
@@ -186,7 +188,7 @@ def test_cli_output_shows_no_secret(yrden, secret_gateway):
 def test_children_do_not_inherit_the_gateways_secret_variables(secret_gateway):
     _, dump = secret_gateway
     inherited = dict(line.split("=", 1) for line in dump.read_text().splitlines() if "=" in line)
-    for name in ["CLIENT_TOKEN_VAR", "HEADER_VAR", "URL_PASS_VAR", "ADMIN_PART"]:
+    for name in ["CLIENT_TOKEN_VAR", "HEADER_VAR", "URL_PASS_VAR", "ADMIN_PART", "PROFILE_TOKEN_VAR"]:
         assert name not in inherited, f"{name} reached a stdio child"
     assert inherited.get("PASSED_ON_VAR") == ENVIRONMENT["PASSED_ON_VAR"], "a server's own env passes one on"
     assert inherited.get("UNRELATED_VAR") == ENVIRONMENT["UNRELATED_VAR"], "other variables are inherited"
