@@ -19,6 +19,11 @@ package enum SearchLimits {
     package static let queryTerms = 64
     /// Results one search returns at most, whatever `limit` asks.
     package static let results = 200
+    /// Terms of one four-byte beginning read when looking for a query word's partial matches (``PartialTerms``),
+    /// and how many of them are searched for. Real vocabularies have a few dozen words per beginning; a list made
+    /// longer by a hostile upstream is read only this far.
+    package static let partialCandidates = 512
+    package static let partialMatches = 8
 
     /// Name and title text indexed (the tool keeps its full name as its key).
     package static let nameCharacters = 256

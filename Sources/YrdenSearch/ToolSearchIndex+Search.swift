@@ -1,38 +1,83 @@
 extension ToolSearchIndex {
     /// The tools that best match `query`, best first, at most `limit` (and ``SearchLimits/results``) of them.
     ///
-    /// Scores are BM25F (``Ranking``) over the query's distinct terms; a query that is a tool's whole name (or
-    /// its server's and its name, as `github__create_issue`) ranks that tool above every other match. Equal
-    /// scores are ordered by server, then name, so the same index and query give the same list on every run.
-    /// `include` is asked only about tools that would enter the results, so a profile's restriction costs nothing
-    /// per tool it excludes that would not have ranked anyway. A query with no terms but stop words finds nothing.
+    /// Scores are BM25F (``Ranking``) over the query's distinct terms, their synonyms and related words
+    /// (``Thesaurus``), and for a query word the index lacks, the words that begin like it (``PartialTerms``); a
+    /// query that is a tool's whole name (or its server's and its name, as `github__create_issue`) ranks that
+    /// tool above every other match. Equal scores are ordered by server, then name, so the same index and query
+    /// give the same list on every run. `include` is asked only about tools that would enter the results, so a
+    /// profile's restriction costs nothing per tool it excludes that would not have ranked anyway. A query with
+    /// no terms but stop words finds nothing.
     package func search(
         _ query: String,
         limit: Int,
         where include: (ToolKey) -> Bool = { _ in true }
     ) -> [SearchHit] {
-        let limit = min(limit, SearchLimits.results)
-        guard limit > 0, count > 0 else { return [] }
-        let text = SearchLimits.prefix(query, SearchLimits.queryCharacters)
-        var distinct: [String] = []
-        for term in Tokenizer.terms(text) where distinct.count < SearchLimits.queryTerms && !distinct.contains(term) {
-            distinct.append(term)
+        guard let query = Query(query, limit: limit, in: self) else { return [] }
+        return rank(query, weightedTerms(query.terms, widened: false), include)
+    }
+
+    /// ``search(_:limit:where:)``, and when that finds nothing `include` accepts, the weak matches: every query
+    /// word, synonym and related word widened to the words that begin like it. An agent told "no tool matches"
+    /// gives up on a tool that exists; one shown the nearest tools, marked as such, can judge them. Costs a
+    /// second pass only for a query the first found nothing for.
+    package func searchOrNearest(
+        _ query: String,
+        limit: Int,
+        where include: (ToolKey) -> Bool = { _ in true }
+    ) -> SearchResults {
+        guard let query = Query(query, limit: limit, in: self) else { return SearchResults(hits: [], weak: true) }
+        let hits = rank(query, weightedTerms(query.terms, widened: false), include)
+        guard hits.isEmpty else { return SearchResults(hits: hits, weak: false) }
+        return SearchResults(hits: rank(query, weightedTerms(query.terms, widened: true), include), weak: true)
+    }
+
+    /// The ids of the terms a search scores, each once with the weight of its closest reason: the query's own
+    /// words, then their synonyms, then their related words, then the two words a word the index lacks joins
+    /// (at a synonym's weight), then words that begin like them (for words the index lacks, or for every word
+    /// and its synonyms and related words when `widened`).
+    private func weightedTerms(_ distinct: [String], widened: Bool) -> [(id: UInt32, weight: Double)] {
+        var terms: [(id: UInt32, weight: Double)] = []
+        func add(_ id: UInt32?, _ weight: Double) {
+            guard let id, !terms.contains(where: { $0.id == id }) else { return }
+            terms.append((id, weight))
         }
-        guard !distinct.isEmpty else { return [] }
-        var terms: [(id: UInt32, weight: Double)] = distinct.compactMap { term in vocabulary[term].map { ($0, 1) } }
+        for term in distinct { add(vocabulary[term], 1) }
+        var said = distinct
         for term in distinct {
-            for synonym in Thesaurus.synonyms[term] ?? [] where !distinct.contains(synonym) {
-                guard let id = vocabulary[synonym], !terms.contains(where: { $0.id == id }) else { continue }
-                terms.append((id, ranking.synonymWeight))
+            for synonym in Thesaurus.synonyms[term] ?? [] where !said.contains(synonym) {
+                said.append(synonym)
+                add(vocabulary[synonym], ranking.synonymWeight)
             }
         }
+        for term in distinct {
+            for word in Thesaurus.relatedTerms[term] ?? [] where !said.contains(word) {
+                said.append(word)
+                add(vocabulary[word], ranking.relatedWeight)
+            }
+        }
+        for term in distinct where vocabulary[term] == nil {
+            guard let (left, right) = parts(of: term) else { continue }
+            add(left, ranking.synonymWeight)
+            add(right, ranking.synonymWeight)
+        }
+        for term in widened ? said : distinct where widened || vocabulary[term] == nil {
+            for id in partialMatches(of: term) { add(id, ranking.partialWeight) }
+        }
+        return terms
+    }
 
+    private func rank(
+        _ query: Query,
+        _ terms: [(id: UInt32, weight: Double)],
+        _ include: (ToolKey) -> Bool
+    ) -> [SearchHit] {
         var scores = [Float](repeating: 0, count: documents.count)
         var candidates: [UInt32] = []
         let ceiling = accumulate(terms, into: &scores, candidates: &candidates)
-        let named = nameDocuments[Tokenizer.nameKey(text)] ?? []
+        let named = nameDocuments[query.nameKey] ?? []
         for doc in named where scores[Int(doc)] == 0 { candidates.append(doc) }
-        return best(candidates, scores, Named(documents: named, bonus: Float(ceiling)), limit, include)
+        return best(candidates, scores, Named(documents: named, bonus: Float(ceiling)), query.limit, include)
     }
 
     /// Adds each term's BM25F contribution to the scores of the documents that have it, noting each document
@@ -116,4 +161,35 @@ extension ToolSearchIndex {
 private struct Named {
     var documents: [UInt32]
     var bonus: Float
+}
+
+/// A query read once: its distinct terms (at most ``SearchLimits/queryTerms``), its whole-name key and the
+/// results wanted; nil when there is nothing to look for.
+private struct Query {
+    var terms: [String] = []
+    var nameKey: String
+    var limit: Int
+
+    init?(_ query: String, limit: Int, in index: ToolSearchIndex) {
+        self.limit = min(limit, SearchLimits.results)
+        guard self.limit > 0, index.count > 0 else { return nil }
+        let text = SearchLimits.prefix(query, SearchLimits.queryCharacters)
+        for term in Tokenizer.terms(text) where terms.count < SearchLimits.queryTerms && !terms.contains(term) {
+            terms.append(term)
+        }
+        guard !terms.isEmpty else { return nil }
+        nameKey = Tokenizer.nameKey(text)
+    }
+}
+
+/// What ``ToolSearchIndex/searchOrNearest(_:limit:where:)`` found: the hits, and whether they are only weak
+/// matches (no tool matched the query's words, its synonyms or related words; these share beginnings of words).
+package struct SearchResults: Sendable, Equatable {
+    package var hits: [SearchHit]
+    package var weak: Bool
+
+    package init(hits: [SearchHit], weak: Bool) {
+        self.hits = hits
+        self.weak = weak
+    }
 }

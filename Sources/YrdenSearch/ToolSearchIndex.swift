@@ -19,6 +19,11 @@ package struct ToolSearchIndex: Sendable {
     var termText: [String] = []
     var postings: [[Posting]] = []
     var freeTerms: [UInt32] = []
+    /// Term ids by their first four bytes (``PartialTerms/key(_:)``; shorter terms are not kept), in no order:
+    /// where a query word the index lacks finds the words that begin like it.
+    var partialTerms: [UInt32: [UInt32]] = [:]
+    /// By term id: its place in its ``partialTerms`` list (-1 for a short or free term), so removing it is O(1).
+    private var partialSlots: [Int32] = []
     /// By term id, -1 but while a document is being added: the term's place in that document's list.
     private var termSlots: [Int32] = []
 
@@ -85,6 +90,7 @@ package struct ToolSearchIndex: Sendable {
             postings[Int(term)].removeAll { removed[Int($0.doc)] }
             if postings[Int(term)].isEmpty {
                 vocabulary.removeValue(forKey: termText[Int(term)])
+                forgetPartial(termText[Int(term)], term)
                 termText[Int(term)] = ""
                 freeTerms.append(term)
             }
@@ -156,9 +162,27 @@ package struct ToolSearchIndex: Sendable {
             termText.append(term)
             postings.append([])
             termSlots.append(-1)
+            partialSlots.append(-1)
         }
         vocabulary[term] = id
+        if let key = PartialTerms.key(term) {
+            partialSlots[Int(id)] = Int32(partialTerms[key]?.count ?? 0)
+            partialTerms[key, default: []].append(id)
+        }
         return id
+    }
+
+    /// Takes a freed term out of its ``partialTerms`` list by moving the list's last term into its place.
+    private mutating func forgetPartial(_ term: String, _ id: UInt32) {
+        guard let key = PartialTerms.key(term), var list = partialTerms.removeValue(forKey: key) else { return }
+        let slot = Int(partialSlots[Int(id)])
+        partialSlots[Int(id)] = -1
+        let last = list.removeLast()
+        if last != id {
+            list[slot] = last
+            partialSlots[Int(last)] = Int32(slot)
+        }
+        if !list.isEmpty { partialTerms[key] = list }
     }
 
     private mutating func forgetName(_ key: String, _ id: UInt32) {

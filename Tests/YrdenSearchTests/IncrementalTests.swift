@@ -6,7 +6,8 @@ import Testing
 @Suite struct IncrementalTests {
     private let queries = [
         "read a file", "list the files in a directory", "create an issue", "search", "post a message",
-        "delete the branch", "query the database", "time in tokyo", "files", "git log",
+        "delete the branch", "query the database", "time in tokyo", "files", "git log", "direct", "reposit",
+        "timezonal", "channelling",
     ]
 
     private let filesystem = [
@@ -64,6 +65,7 @@ import Testing
         #expect(index.count == 0)
         #expect(index.vocabulary.isEmpty)
         #expect(index.nameDocuments.isEmpty)
+        #expect(index.partialTerms.isEmpty)
         #expect(index.totalLengths.allSatisfy { $0 == 0 })
         #expect(index.search("read a file", limit: 10).isEmpty)
         #expect(index.servers.isEmpty)

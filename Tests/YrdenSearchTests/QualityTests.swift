@@ -77,6 +77,22 @@ enum Fixture {
         var queries: [Query]
     }
 
+    /// A held-out need: any of `tools` in the top three meets it.
+    struct HeldOutQuery: Decodable {
+        struct Tool: Decodable {
+            var server: String
+            var tool: String
+        }
+        var query: String
+        var tools: [Tool]
+
+        var keys: [ToolKey] { tools.map { ToolKey(server: $0.server, name: $0.tool) } }
+    }
+
+    private struct HeldOutFile: Decodable {
+        var queries: [HeldOutQuery]
+    }
+
     static func corpus() throws -> [SearchableTool] {
         try decode(CorpusFile.self, "corpus.json").servers.flatMap { server in
             server.tools.map { tool in
@@ -95,6 +111,10 @@ enum Fixture {
     }
 
     static func queries() throws -> [Query] { try decode(QueriesFile.self, "queries.json").queries }
+
+    static func heldOutQueries() throws -> [HeldOutQuery] {
+        try decode(HeldOutFile.self, "heldout-queries.json").queries
+    }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
         let testsDirectory = #filePath.split(separator: "/").dropLast(2).joined(separator: "/")

@@ -45,7 +45,8 @@ extension ToolSearchIndex {
             count: count,
             totalLengths: totalLengths,
             documentFrequencies: frequencies,
-            documentLengths: documentLengths
+            documentLengths: documentLengths,
+            partialTerms: partialTerms.mapValues { Set($0.map { termText[Int($0)] }) }
         )
     }
 }
@@ -55,4 +56,6 @@ struct Statistics: Equatable {
     var totalLengths: [Int]
     var documentFrequencies: [String: Int]
     var documentLengths: [ToolKey: [UInt16]]
+    /// The terms listed under each four-byte beginning (``PartialTerms``).
+    var partialTerms: [UInt32: Set<String>]
 }
