@@ -45,28 +45,45 @@ extension Gateway {
     }
 
     /// The best matches as a tool result: their definitions (the profile's names) as structured content, and as
-    /// text for a host that shows only text to its model.
+    /// text for a host that shows only text to its model. Never empty while the profile has tools: when no tool
+    /// matches the query's words, the nearest ones come back, and failing those the profile's first tools, both
+    /// marked weak (`"match": "weak"` and a sentence before the list), so the agent judges them instead of
+    /// giving up on a tool that exists.
     private func searchResult(_ query: String, limit: Int, _ view: ProfileView) -> JSONValue {
-        let hits = searchIndex.search(query, limit: limit) { key in
+        let found = searchIndex.search(query, limit: limit) { key in
             view.toolNames[Route(server: key.server, name: key.name)] != nil
         }
-        let tools: [JSONValue] = hits.compactMap { hit in
-            guard let shown = view.toolNames[Route(server: hit.key.server, name: hit.key.name)],
-                let tool = view.definition(of: shown)
-            else { return nil }
-            var found: JSONObject = ["name": .string(shown)]
-            for key in ["title", "description", "inputSchema", "outputSchema", "annotations"] {
-                if let value = tool[key] { found[key] = value }
-            }
-            return .object(found)
+        var tools: [JSONValue] = found.hits.compactMap { hit in
+            view.toolNames[Route(server: hit.key.server, name: hit.key.name)].flatMap { listing(of: $0, view) }
         }
-        let text =
-            tools.isEmpty
-            ? "No tool matches \(query). Try other words."
-            : String(decoding: JSONValue.array(tools).serialized(), as: UTF8.self)
+        let quoted = "\"\(query.prefix(200))\""
+        var weak = found.weak
+        var text = weak ? "No tool matches \(quoted) well; the nearest (weak matches):\n" : ""
+        if tools.isEmpty {
+            weak = true
+            tools = view.visibleTools.prefix(limit).compactMap {
+                $0["name"]?.stringValue.flatMap { listing(of: $0, view) }
+            }
+            text =
+                tools.isEmpty
+                ? "Profile \(view.spec.name) has no tools yet."
+                : "No tool matches \(quoted); some of the profile's \(view.visibleTools.count) tools (weak matches, "
+                    + "not ranked by the query). Try other words:\n"
+        }
+        if !tools.isEmpty { text += String(decoding: JSONValue.array(tools).serialized(), as: UTF8.self) }
         return [
             "content": [["type": "text", "text": .string(text)]],
-            "structuredContent": ["tools": .array(tools)],
+            "structuredContent": ["tools": .array(tools), "match": weak ? "weak" : "strong"],
         ]
+    }
+
+    /// A tool's definition as a search result shows it: under the profile's name, what an agent needs to call it.
+    private func listing(of shown: String, _ view: ProfileView) -> JSONValue? {
+        guard let tool = view.definition(of: shown) else { return nil }
+        var found: JSONObject = ["name": .string(shown)]
+        for key in ["title", "description", "inputSchema", "outputSchema", "annotations"] {
+            if let value = tool[key] { found[key] = value }
+        }
+        return .object(found)
     }
 }

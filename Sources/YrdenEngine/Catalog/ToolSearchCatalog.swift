@@ -39,8 +39,9 @@ final class ToolSearchCatalog: Sendable {
         }
     }
 
-    func search(_ query: String, limit: Int, where include: (ToolKey) -> Bool) -> [SearchHit] {
-        state.withLock { $0.index.search(query, limit: limit, where: include) }
+    /// The best matches, or the weak ones when nothing matches (``ToolSearchIndex/searchOrNearest(_:limit:where:)``).
+    func search(_ query: String, limit: Int, where include: (ToolKey) -> Bool) -> SearchResults {
+        state.withLock { $0.index.searchOrNearest(query, limit: limit, where: include) }
     }
 
     /// Server `id`'s tools as the index reads them (its tool filter applied); `nil` while it is not connected.
