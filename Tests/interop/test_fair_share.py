@@ -11,6 +11,7 @@ read held a gigabyte.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -119,6 +120,46 @@ async def test_a_parked_call_does_not_block_other_clients_asks_on_a_stdio_upstre
         parked = await park(http, gw.url, "never-retries", 1)
         assert parked["result"]["resultType"] == "input_required", parked
         # The parked call waits for its client; a stdio server's next request is another call's.
+        assert await victim_is_asked(gw) == "Hello, Ada!"
+
+
+async def first_message(response: httpx2.Response, id: int) -> dict:
+    """The first message of a call's answer that is a request to the client or the call's own answer (the
+    answer is JSON unless something must reach the client first, when it becomes an SSE stream)."""
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return json.loads(await response.aread())
+    async for line in response.aiter_lines():
+        if line.startswith("data:"):
+            message = json.loads(line[5:])
+            if "method" in message or message.get("id") == id:
+                return message
+    raise AssertionError(f"call {id}: the stream ended with nothing for the client")
+
+
+async def test_a_client_that_never_answers_takes_only_its_share_of_an_upstreams_relay_slots(gateway, http_asking):
+    gw = gateway({"mcpServers": {"asking": {"url": http_asking, "protocol": LEGACY_VERSION}}})
+    assert await victim_is_asked(gw) == "Hello, Ada!"
+    silent = {"Authorization": "Bearer silent"}
+    async with raw_mcp(gw.url) as raw, contextlib.AsyncExitStack() as streams:
+        # A handshake-era client that declared elicitation and never answers: 32 calls (two sessions of 16,
+        # as many as a session may be asked at once), each asked for a name on its own stream.
+        asked = 0
+        for _ in range(2):
+            opened = await raw.post(initialize_body({"elicitation": {}}), headers=silent)
+            session = {**silent, "Mcp-Session-Id": opened.headers["mcp-session-id"], "MCP-Protocol-Version": LEGACY_VERSION}
+            await raw.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session)
+            for id in range(16):
+                body = {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "asking__ask_name"}}
+                response = await streams.enter_async_context(
+                    raw.http.stream(
+                        "POST", gw.url, content=json.dumps(body).encode(), headers={**raw.base_headers, **session}
+                    )
+                )
+                message = await asyncio.wait_for(first_message(response, id), timeout=30)
+                asked += message.get("method") == "elicitation/create"
+        print(f"\na client that never answers: asked {asked} times of 32 calls")
+        assert asked == 8, f"the silent client holds {asked} of the upstream's 32 relay slots"
+        # Everyone else is still asked, and answers.
         assert await victim_is_asked(gw) == "Hello, Ada!"
 
 

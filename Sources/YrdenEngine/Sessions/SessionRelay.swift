@@ -14,6 +14,7 @@ struct SessionRelay: ServerRequestRelay {
     let timeout: Duration
 
     var caller: ObjectIdentifier { ObjectIdentifier(session) }
+    var clientID: String? { session.client?.description }
 
     /// The client capabilities whose requests are relayed.
     static let capabilities = ["sampling", "elicitation", "roots"]

@@ -19,11 +19,15 @@ package protocol ServerRequestRelay: Sendable {
     /// Whether the call waits for its client to answer what it already asked (a parked call whose asks
     /// were handed to the client): such a call is not the one asking when a server does not say (stdio).
     var isWaitingForClient: Bool { get }
+    /// Who the client is across its sessions (a credential's digest, else its address), for its share of the
+    /// upstream's relay slots; `nil` when unknown (a stdio client, the only one of its pipe).
+    var clientID: String? { get }
 }
 
 extension ServerRequestRelay {
     package var waitsOutsideRelaySlots: Bool { false }
     package var isWaitingForClient: Bool { false }
+    package var clientID: String? { nil }
 }
 
 /// Whose a request from the upstream is, as far as the gateway can tell.

@@ -293,10 +293,13 @@ package final class UpstreamClient: Sendable {
                 diagnostics.note("refused \(request.method) from the server: \(refusal.message)")
                 return reply(.failure(refusal))
             }
-            guard relaying.acquire() else { return reply(.failure(.internalError("too many requests in flight"))) }
-            // A relay that keeps what it is asked in a bounded place of its own frees the slot at once.
+            // A relay that keeps what it is asked in a bounded place of its own takes no slot.
             let holdsSlot = !relay.waitsOutsideRelaySlots
-            if !holdsSlot { relaying.release() }
+            let client = relay.clientID
+            if holdsSlot, let refusal = relaying.acquire(for: client) {
+                diagnostics.note("refused \(request.method) from the server: \(refusal.message)")
+                return reply(.failure(refusal))
+            }
             // Outlives this reader callback by design: the client's answer may take a person's time, and the
             // reader must go on. It ends with the relay's own deadline.
             Task {
@@ -306,7 +309,7 @@ package final class UpstreamClient: Sendable {
                     diagnostics.note("refused \(request.method) from the server: \(refusal.message)")
                 }
                 reply(outcome)
-                if holdsSlot { relaying.release() }
+                if holdsSlot { relaying.release(for: client) }
             }
         }
     }
@@ -325,20 +328,43 @@ package final class UpstreamClient: Sendable {
     }
 }
 
-/// The upstream's requests being relayed at once; past ``limit`` more are refused, not queued.
+/// The upstream's requests being relayed at once; past ``limit`` more are refused, not queued, and past
+/// ``perClientLimit`` those of one client: a client that never answers cannot take every slot from the others.
 private final class RelayCount: Sendable {
-    private let count = Mutex(0)
-    static let limit = 32
+    private struct Counts {
+        var total = 0
+        var perClient: [String: Int] = [:]
+    }
 
-    func acquire() -> Bool {
-        count.withLock { count in
-            guard count < Self.limit else { return false }
-            count += 1
-            return true
+    private let counts = Mutex(Counts())
+    static let limit = 32
+    static let perClientLimit = 8
+
+    /// Takes a slot for a request of `client` (``ServerRequestRelay/clientID``); the refusal when none is free.
+    func acquire(for client: String?) -> JSONRPCError? {
+        counts.withLock { counts -> JSONRPCError? in
+            guard counts.total < Self.limit else { return .internalError("too many requests in flight") }
+            if let client {
+                guard counts.perClient[client, default: 0] < Self.perClientLimit else {
+                    return .internalError(
+                        "\(Self.perClientLimit) requests of this server already wait for this client's answers"
+                    )
+                }
+                counts.perClient[client, default: 0] += 1
+            }
+            counts.total += 1
+            return nil
         }
     }
 
-    func release() { count.withLock { $0 -= 1 } }
+    func release(for client: String?) {
+        counts.withLock { counts in
+            counts.total -= 1
+            guard let client else { return }
+            counts.perClient[client, default: 1] -= 1
+            if counts.perClient[client] == 0 { counts.perClient[client] = nil }
+        }
+    }
 }
 
 /// Holds the channel for the reader thread, which exists before the channel is fully opened.
