@@ -16,7 +16,15 @@ package struct ConfigDocument: Sendable, Hashable {
 
     /// A document with these top-level members; `ConfigDocument()` is the empty config `{}`.
     package init(_ root: JSONObject = JSONObject()) {
-        self.root = root
+        self.root = Self.droppingNullProfiles(root)
+    }
+
+    /// `root` without a `"profiles": null`. Null reads as absent, as it does for every key, and is not kept:
+    /// the document is shown back as written, and `profiles` is shown as an object or not at all.
+    static func droppingNullProfiles(_ root: JSONObject) -> JSONObject {
+        var root = root
+        while root[profilesKey] == .null { root[profilesKey] = nil }
+        return root
     }
 
     /// Parses a config file's bytes (a UTF-8 byte order mark is skipped).
@@ -37,7 +45,7 @@ package struct ConfigDocument: Sendable, Hashable {
             _ = ConfigDecoder(context: context).decodeDocument(value)
             throw ConfigError(source: source, problems: context.problems)
         }
-        self.root = root
+        self.root = Self.droppingNullProfiles(root)
         if root[Self.serversKey] == nil, root[Self.vsCodeServersKey] != nil {
             self.root = Self.renamingKey(Self.vsCodeServersKey, to: Self.serversKey, in: root)
             writtenServersKey = Self.vsCodeServersKey

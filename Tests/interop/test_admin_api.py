@@ -520,6 +520,17 @@ async def test_a_token_naming_an_unset_variable_is_refused_naming_it(admin: Admi
     assert await admin.ok("GET", "/config") == document
 
 
+async def test_profiles_null_reads_as_absent_and_is_never_shown(admin: Admin):
+    # The schema has `profiles` as an object; null means absent, as for every key, and is not echoed.
+    document = await admin.ok("GET", "/config")
+    assert "profiles" not in document
+    answer = await admin.ok("PUT", "/config", {**document, "profiles": None})
+    assert "profiles" not in answer["config"], answer
+    assert answer["changes"]["added"] == [] and answer["changes"]["removed"] == [], answer
+    assert await admin.ok("GET", "/config") == document
+    assert (await admin.ok("GET", "/profiles"))["profiles"] == []
+
+
 async def test_oauth_endpoints(admin: Admin):
     not_oauth = assert_problem(await admin.request("POST", "/servers/demo/auth"), 409)
     assert "OAuth" in not_oauth["detail"]
