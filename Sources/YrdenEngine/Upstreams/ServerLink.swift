@@ -38,6 +38,12 @@ package struct ServerLink: Sendable {
         get { fields.lastHandshake }
         set { unique.lastHandshake = newValue }
     }
+    /// The era the server was found to speak (its probe's answer, or a handshake), kept for the server's life
+    /// in the gateway so that it is probed once, not at every connection attempt; `nil` before any.
+    package var knownEra: UpstreamEra? {
+        get { fields.knownEra }
+        set { unique.knownEra = newValue }
+    }
     /// The error that ended the last connection or attempt; kept while the next attempt runs, cleared once
     /// connected.
     package var lastFailure: UpstreamFailure? {
@@ -75,6 +81,7 @@ package struct ServerLink: Sendable {
         fields = Fields(spec: spec, log: previous?.log ?? LogRing(server: spec.id))
         fields.state = spec.disabled ? .disabled : .idle
         fields.lastHandshake = previous?.lastHandshake
+        fields.knownEra = previous?.knownEra
         fields.lastFailure = previous?.lastFailure
         fields.catalog = previous?.catalog
         fields.pinMarks = previous?.pinMarks ?? ToolPinMarks()
@@ -106,6 +113,7 @@ package struct ServerLink: Sendable {
         var handshake: UpstreamHandshake?
         var catalog: ServerCatalog?
         var lastHandshake: UpstreamHandshake?
+        var knownEra: UpstreamEra?
         var lastFailure: UpstreamFailure?
         var auth: SignInStatus?
         var fellBackToSSE = false
@@ -127,6 +135,7 @@ package struct ServerLink: Sendable {
             handshake = other.handshake
             catalog = other.catalog
             lastHandshake = other.lastHandshake
+            knownEra = other.knownEra
             lastFailure = other.lastFailure
             auth = other.auth
             fellBackToSSE = other.fellBackToSSE
@@ -136,4 +145,12 @@ package struct ServerLink: Sendable {
             log = other.log
         }
     }
+}
+
+/// The MCP era a server speaks to the gateway.
+package enum UpstreamEra: Sendable, Hashable {
+    /// An `initialize` handshake (every revision up to 2025-11-25).
+    case handshake
+    /// 2026-07-28: `server/discover`, then the envelope on every request.
+    case modern
 }

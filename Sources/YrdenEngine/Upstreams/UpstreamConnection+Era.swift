@@ -14,10 +14,11 @@ extension UpstreamConnection {
     /// Agrees on an era over `client`, which then speaks it:
     /// - pinned `2025-11-25` (and the legacy HTTP+SSE transport, which has no other): `initialize` only;
     /// - pinned `2026-07-28`: `server/discover` only, and a server that does not answer it is an error;
-    /// - `auto`: the probe, then `initialize` on any error or silence; a server last seen in the handshake era
-    ///   skips the probe (a silent one would cost its timeout at every reconnect), and one that refuses
-    ///   `initialize` as a 2026-07-28 server is probed after all (it may have locked itself into that era
-    ///   when an earlier probe reached it late).
+    /// - `auto`: the probe, then `initialize` on any error or silence; a server found to be of the handshake
+    ///   era (by a probe or a handshake, on any attempt before, connected or not) skips the probe: a silent
+    ///   one would cost its timeout at every reconnect, and an SDK 1.x one writes a long validation error
+    ///   for each. One that refuses `initialize` as a 2026-07-28 server is probed after all (it may have
+    ///   locked itself into that era when an earlier probe reached it late).
     func agree(with client: UpstreamClient) async throws(UpstreamError) -> UpstreamHandshake {
         if case .sse = spec.transport { return try await initialize(client) }
         switch spec.protocolEra {
@@ -35,9 +36,10 @@ extension UpstreamConnection {
                 )
             }
         case .auto:
-            if !lastSeenInHandshakeEra, let modern = try await probe(client) { return modern }
+            if !knownToBeOfTheHandshakeEra, let modern = try await probe(client) { return modern }
             switch try await initializeExchange(client) {
             case .connected(let handshake):
+                remember(.handshake)
                 return handshake
             case .modernOnly(let refusal):
                 if let modern = try await probe(client) { return modern }
@@ -55,11 +57,19 @@ extension UpstreamConnection {
         switch try await client.discover(Self.modernStamp, timeout: spec.timeouts.discover) {
         case .modern(let handshake):
             client.adopt(Self.modernStamp)
+            remember(.modern)
             return handshake
         case .handshakeEra(let reason):
             logger.debug("the server is of the handshake era", metadata: ["reason": "\(reason)"])
+            remember(.handshake)
             return nil
         }
+    }
+
+    /// Keeps the era found for the server's life in the gateway (its link), from this attempt on.
+    private func remember(_ era: UpstreamEra) {
+        guard gateway.snapshot.links[spec.id]?.knownEra != era else { return }
+        publishLink { $0.knownEra = era }
     }
 
     /// `initialize`, with a server that answers as a 2026-07-28 one told apart from other refusals.
@@ -84,9 +94,12 @@ extension UpstreamConnection {
         )
     }
 
-    /// Whether the last connection to this server was of the handshake era: the era is cached per server.
-    private var lastSeenInHandshakeEra: Bool {
-        guard let version = gateway.snapshot.links[spec.id]?.lastHandshake?.protocolVersion else { return false }
+    /// Whether the server was found to be of the handshake era: the era is kept per server (``ServerLink/knownEra``,
+    /// or the last connection's handshake).
+    private var knownToBeOfTheHandshakeEra: Bool {
+        guard let link = gateway.snapshot.links[spec.id] else { return false }
+        if let era = link.knownEra { return era == .handshake }
+        guard let version = link.lastHandshake?.protocolVersion else { return false }
         return ProtocolVersion.isSupported(version)
     }
 
