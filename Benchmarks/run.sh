@@ -149,6 +149,7 @@ measure_search() {
   R[search.add_p50]=$(kv "$out" add500_ms_p50); R[search.add_max]=$(kv "$out" add500_ms_max)
   R[search.update_p50]=$(kv "$out" update500_ms_p50); R[search.build]=$(kv "$out" build_ms)
   R[search.tools]=$(kv "$out" tools); R[search.quality]=$(kv "$out" quality_top3)
+  R[search.heldout]=$(kv "$out" heldout_top3); R[search.heldout_empty]=$(kv "$out" heldout_empty)
 }
 
 echo "yrden $("$YRDEN" --version) on $(nproc) cores; wrk ${DUR}s per figure, $CALLS sequential calls" >&2
@@ -227,6 +228,7 @@ search_row "add a server of 500 tools, p50 / max ms" "${R[search.add_p50]} / ${R
 search_row "replace its 500 tools, p50 ms" "${R[search.update_p50]}" ""
 search_row "index ${R[search.tools]} tools from nothing, ms" "${R[search.build]}" ""
 search_row "needs with their tool in the top 3" "${R[search.quality]}" ">= $BUDGET_SEARCH_QUALITY/50"
+search_row "held-out needs with a tool of theirs in the top 3 (empty)" "${R[search.heldout]} (${R[search.heldout_empty]})" ">= 90 % (0)"
 
 echo
 "$ROOT/Benchmarks/http_upstream.sh"

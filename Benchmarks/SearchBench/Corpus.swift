@@ -48,6 +48,20 @@ struct QueriesFile: Decodable {
     var queries: [Query]
 }
 
+/// `Tests/Fixtures/search/heldout-queries.json`: needs written before the corpus was read, each with the tools
+/// that serve it (any of them counts).
+struct HeldOutFile: Decodable {
+    struct Query: Decodable {
+        struct Tool: Decodable {
+            var server: String
+            var tool: String
+        }
+        var query: String
+        var tools: [Tool]
+    }
+    var queries: [Query]
+}
+
 func load<T: Decodable>(_ type: T.Type, from path: String) throws -> T {
     try JSONDecoder().decode(T.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
 }
