@@ -139,10 +139,16 @@ package final class Gateway: Sendable {
         events.finishAll()
     }
 
+    /// Logged, and kept in the gateway's own ring (`GET /api/v1/logs`), where an operator looks.
     private func pinsNotSaved(_ error: any Error) {
         logger.error(
             "could not save the tool pins",
             metadata: ["to": "\(toolPins.store.location)", "reason": "\(error)"]
+        )
+        log.append(
+            "could not save the tool pins to \(toolPins.store.location): \(error)",
+            level: .error,
+            event: "pinning"
         )
     }
 

@@ -29,9 +29,13 @@ package enum AtomicFile {
     /// Replaces the file at `path`, as ``write(_:to:mode:)`` does, with the pieces `produce` hands to `emit`
     /// in order: a file of many megabytes is never whole in memory. Once a write has failed, `emit` returns
     /// false and writes nothing more; the failure is thrown after `produce` returns.
+    ///
+    /// With `maxBytes`, a file that would be larger is not written: the target is left as it was and
+    /// ``StorageError/Kind/tooLarge`` is thrown, so a writer never leaves a file its reader refuses.
     package static func write(
         to path: String,
         mode: mode_t,
+        maxBytes: Int = .max,
         _ produce: (_ emit: ([UInt8]) -> Bool) -> Void
     ) throws(StorageError) {
         let target = followingSymbolicLink(path)
@@ -40,13 +44,28 @@ package enum AtomicFile {
         defer { if !placed { unlink(temporary) } }
 
         var failedCall: (action: String, errno: Int32)?
+        var written = 0
+        var tooLarge = false
         produce { bytes in
-            guard failedCall == nil else { return false }
+            guard failedCall == nil, !tooLarge else { return false }
+            written += bytes.count
+            guard written <= maxBytes else {
+                tooLarge = true
+                return false
+            }
             guard POSIX.writeAll(bytes, to: descriptor) else {
                 failedCall = ("write", errno)
                 return false
             }
             return true
+        }
+        if tooLarge {
+            close(descriptor)
+            throw StorageError(
+                .tooLarge,
+                message: "\(path) was not written: it would be larger than \(maxBytes) bytes",
+                fix: "the file as it was is kept"
+            )
         }
         if failedCall == nil, !POSIX.sync(descriptor) {
             failedCall = ("flush", errno)
@@ -64,14 +83,31 @@ package enum AtomicFile {
 
     /// The contents of `path`, or nil when there is no such file.
     ///
-    /// A file larger than `maxBytes` is an error rather than a truncated read.
-    package static func read(_ path: String, maxBytes: Int = defaultMaxBytes) throws(StorageError) -> [UInt8]? {
-        let descriptor = POSIX.open(path, O_RDONLY | O_CLOEXEC)
+    /// A file larger than `maxBytes` is an error rather than a truncated read. With `regularFileOnly`, anything
+    /// but a regular file (a FIFO, a device, a directory) is an error too, found without waiting: opening a
+    /// FIFO for reading would otherwise wait for a writer, forever.
+    package static func read(
+        _ path: String,
+        maxBytes: Int = defaultMaxBytes,
+        regularFileOnly: Bool = false
+    ) throws(StorageError) -> [UInt8]? {
+        let descriptor = POSIX.open(path, O_RDONLY | O_CLOEXEC | (regularFileOnly ? O_NONBLOCK : 0))
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw POSIX.failure("read", path, errno: errno)
         }
         defer { close(descriptor) }
+        if regularFileOnly {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { throw POSIX.failure("read", path, errno: errno) }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                throw StorageError(
+                    .malformed,
+                    message: "\(path) is not a regular file",
+                    fix: "remove it (a regular file is written in its place), or point the data directory elsewhere"
+                )
+            }
+        }
         var contents: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

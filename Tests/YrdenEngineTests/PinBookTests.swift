@@ -127,4 +127,27 @@ import YrdenProtocol
         #expect(pieces.joined().elementsEqual(book.json.prettySerialized()))
         #expect(try PinBook(json: try JSONValue.parse(Array(pieces.joined()))) == book)
     }
+
+    @Test func aDefinitionTooLargeToPinIsRefusedAndAPinKeepsWhatItHad() {
+        var book = PinBook()
+        let huge = String(repeating: "x", count: PinBook.maxDefinitionBytes)
+        let first = book.observe("s", tools: [Self.tool("a", "A"), Self.tool("b", huge)], at: 1)
+        #expect(first.refused.map(\.tool) == ["b"] && first.refused.first?.bookFull == false)
+        #expect(first.newPins == 1 && book["s", "b"] == nil)
+        let changed = book.observe("s", tools: [Self.tool("a", huge)], at: 2)
+        #expect(changed.refused.map(\.tool) == ["a"] && changed.changes.isEmpty)
+        #expect(book["s", "a"]?.pinned == Self.tool("a", "A") && book["s", "a"]?.pending == nil)
+        #expect(book["s", "a"]?.unlistedAt == nil, "a refused tool is still listed")
+    }
+
+    @Test func definitionsThatWouldPassTheBooksBoundAreRefused() {
+        var book = PinBook()
+        let large = String(repeating: "y", count: PinBook.maxDefinitionBytes - 100)
+        let count = PinBook.maxBookBytes / PinBook.maxDefinitionBytes + 2
+        let tools = (0..<count).map { Self.tool("t\($0)", large + "\($0)") }
+        let observation = book.observe("s", tools: tools, at: 1)
+        #expect(observation.newPins == PinBook.maxBookBytes / PinBook.maxDefinitionBytes)
+        #expect(!observation.refused.isEmpty && observation.refused.allSatisfy(\.bookFull))
+        #expect(book.storedBytes <= PinBook.maxBookBytes)
+    }
 }

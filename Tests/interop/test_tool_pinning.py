@@ -9,6 +9,7 @@ refused naming it, until an operator approves; a restart keeps both the pin and 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -198,3 +199,50 @@ def test_a_wrong_mode_is_refused_naming_the_field_and_the_allowed_values(yrden, 
     assert checked.returncode == 2, checked.stdout + checked.stderr
     output = checked.stdout + checked.stderr
     assert "security.toolPinning" in output and '"off", "warn", "enforce"' in output, output
+
+
+# Issue 25: an upstream must not be able to stop the gateway from starting again.
+
+
+async def test_a_definition_too_large_to_pin_is_withheld_and_reported_and_the_next_start_works(gateway, tmp_path):
+    first = gateway(config(tmp_path, None))  # warn: even so, what cannot be pinned is not served
+    huge = "x" * (3 * 1024 * 1024)
+    async with mcp_session(first.url, subscribe=True) as session:
+        await session.wait_for_tools({"shift__lookup"})
+        seen = len(session.notifications)
+        with anyio.fail_after(30):
+            assert text_of(await session.client.call_tool("shift__rewrite_description", {"text": huge})) == "rewritten"
+        await session.wait_for_notification("notifications/tools/list_changed", timeout=15, after=seen)
+        await until_listed(session, False)
+        with pytest.raises(MCPError) as refused:
+            await session.client.call_tool("shift__lookup", {"city": "Oslo"})
+        assert "too large to pin" in refused.value.error.message, refused.value.error.message
+    assert pin_of(first.base, "lookup")["state"] == "pinned", "the pin keeps the definition it had"
+    logs = api(first.base, "GET", "/logs", params={"server": "shift"}).text
+    assert "was not pinned" in logs and "larger than the 1 MiB" in logs, logs[-2000:]
+    assert first.stop() == 0
+    assert (tmp_path / "data" / "tool-pins.json").stat().st_size < 1024 * 1024
+
+    second = gateway(config(tmp_path, None))  # the server still lists the huge definition
+    async with mcp_session(second.url) as session:
+        await session.wait_for_tools({"shift__rewrite_description"})
+        assert "shift__lookup" not in await session.tool_names()
+
+
+def test_a_pin_file_that_is_not_a_regular_file_stops_the_start_at_once_naming_it(yrden, tmp_path):
+    document = config(tmp_path, None)
+    (tmp_path / "data").mkdir(mode=0o700)
+    fifo = tmp_path / "data" / "tool-pins.json"
+    os.mkfifo(fifo)
+    path = tmp_path / "yrden.json"
+    path.write_text(json.dumps(document))
+    proc = subprocess.run(
+        [str(yrden), "serve", "--config", str(path), "--listen", "127.0.0.1:0"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=20,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert f"{fifo} is not a regular file" in proc.stdout + proc.stderr, proc.stdout + proc.stderr

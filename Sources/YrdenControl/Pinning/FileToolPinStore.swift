@@ -9,8 +9,11 @@ import YrdenStorage
 /// operator can read it; an edited file is read as it is, its digests computed again.
 package struct FileToolPinStore: ToolPinStore {
     package static let fileName = "tool-pins.json"
-    /// Pins hold whole definitions: 200 servers of 50 tools are a few megabytes, and 100,000 tools with large
-    /// schemas stay well below this.
+    /// Pins hold whole definitions: 200 servers of 50 tools are a few megabytes. The book keeps its
+    /// definitions below ``PinBook/maxBookBytes`` (canonical); indented, that stays below this, and a book
+    /// that would not is not written (the file keeps what it had), so a start never finds a file it refuses.
+    static let maxWrittenBytes = 64 * 1024 * 1024
+    /// What a start reads: files written by earlier versions, which bounded only this, still load.
     static let maxBytes = 256 * 1024 * 1024
 
     package let path: String
@@ -26,7 +29,9 @@ package struct FileToolPinStore: ToolPinStore {
     package var location: String { path }
 
     package func load() throws -> PinBook {
-        guard let bytes = try AtomicFile.read(path, maxBytes: Self.maxBytes) else { return PinBook() }
+        guard let bytes = try AtomicFile.read(path, maxBytes: Self.maxBytes, regularFileOnly: true) else {
+            return PinBook()
+        }
         do {
             return try PinBook(json: try JSONValue.parse(bytes))
         } catch {
@@ -40,7 +45,7 @@ package struct FileToolPinStore: ToolPinStore {
     }
 
     package func save(_ book: PinBook) throws {
-        try AtomicFile.write(to: path, mode: 0o600) { emit in
+        try AtomicFile.write(to: path, mode: 0o600, maxBytes: Self.maxWrittenBytes) { emit in
             book.writePrettyJSON { _ = emit($0) }
         }
     }

@@ -23,8 +23,24 @@ extension Gateway {
             logRing(server)?.append(line, level: .info, event: "pinning")
         }
         report(observation.changes)
+        reportRefused(observation.refused, of: server)
         if observation.modified { toolPins.requestSave() }
         return marks
+    }
+
+    /// A warning in the gateway's log and the server's ring for each definition too large to pin.
+    private func reportRefused(_ refused: [PinBook.RefusedDefinition], of server: String) {
+        for refusal in refused {
+            let bound =
+                refusal.bookFull
+                ? "would take the pinned definitions past \(PinBook.maxBookBytes / 1_048_576) MiB"
+                : "is larger than the \(PinBook.maxDefinitionBytes / 1_048_576) MiB a pinned definition may have"
+            let line =
+                "tool \(refusal.tool) of server \(server) was not pinned: its definition (\(refusal.bytes) bytes) "
+                + "\(bound); it is withheld while pinning is on"
+            logger.warning("\(line)", metadata: ["server": "\(server)", "tool": "\(refusal.tool)"])
+            logRing(server)?.append(line, level: .warning, event: "pinning", metadata: ["tool": refusal.tool])
+        }
     }
 
     /// Approves the pending definition of `tool` (its upstream name) on server `server`: it is pinned, served
@@ -141,7 +157,18 @@ extension Gateway {
 
     /// The error a client gets for calling a tool whose new definition waits for approval.
     func withheldTool(_ name: String, route: Route, changedFields: [String]) -> JSONRPCError {
-        JSONRPCError(
+        guard changedFields != ToolPinMarks.tooLargeToPin else {
+            return JSONRPCError(
+                code: JSONRPCError.invalidParams("").code,
+                message: "Tool \(name) is withheld: server \(route.server) lists a definition too large to pin "
+                    + "(more than \(PinBook.maxDefinitionBytes) bytes, or past what the pin file may hold)",
+                data: [
+                    "reason": "tool_definition_too_large", "server": .string(route.server),
+                    "tool": .string(route.name),
+                ]
+            )
+        }
+        return JSONRPCError(
             code: JSONRPCError.invalidParams("").code,
             message: "Tool \(name) is withheld: server \(route.server) changed its definition "
                 + "(\(changedFields.joined(separator: ", "))) since it was pinned, and an operator must approve "

@@ -9,6 +9,11 @@
 /// before (the oldest forgotten first). Those are kept so that a tool a server drops and brings back changed
 /// is still caught, rather than pinned afresh. The pins of a server removed from the config are dropped by
 /// ``keepOnly(_:)``: removing a server is an operator's decision, not the server's.
+///
+/// Bounded in bytes too, so that no server can make the pin file too large to write or to read at the next
+/// start: a definition larger than ``maxDefinitionBytes`` in canonical JSON, or one that would take the
+/// definitions held past ``maxBookBytes``, is refused (not pinned, the pin kept as it was) and reported in
+/// ``Observation/refused``; the gateway withholds such a tool while pinning is on, since it cannot be pinned.
 package struct PinBook: Sendable, Hashable {
     package struct Pin: Sendable, Hashable {
         /// The definition approved, or first seen.
@@ -84,6 +89,30 @@ package struct PinBook: Sendable, Hashable {
         package var newPins = 0
         /// Whether the book differs (and should be saved).
         package var modified = false
+        /// Tools whose definition was not pinned, being too large, with its canonical size.
+        package var refused: [RefusedDefinition] = []
+    }
+
+    /// A definition refused for its size.
+    package struct RefusedDefinition: Sendable, Hashable {
+        package var tool: String
+        package var bytes: Int
+        /// `true` when it was refused for taking the book past ``maxBookBytes``, not for its own size.
+        package var bookFull: Bool
+    }
+
+    /// The largest definition pinned, in canonical JSON: real tools are kilobytes; a schema of a few hundred
+    /// kilobytes is already extreme.
+    package static let maxDefinitionBytes = 1024 * 1024
+    /// The most the definitions held (pinned and pending) may take together, in canonical JSON; the file,
+    /// indented, stays below its own bound (64 MiB, ``FileToolPinStore``) with room to spare.
+    package static let maxBookBytes = 32 * 1024 * 1024
+
+    /// The canonical bytes of every definition held.
+    package var storedBytes: Int {
+        servers.values.reduce(0) { total, pins in
+            pins.values.reduce(total) { $0 + $1.pinned.canonicalBytes + ($1.pending?.canonicalBytes ?? 0) }
+        }
     }
 
     /// Why an approval was refused.
@@ -116,8 +145,22 @@ package struct PinBook: Sendable, Hashable {
         var observation = Observation()
         var pins = servers[server] ?? [:]
         var listed = Set<String>()
+        var stored = storedBytes
+        /// Whether `tool` may be held in place of `freed` bytes; records the refusal when not.
+        func admits(_ tool: ToolDefinition, freeing freed: Int = 0) -> Bool {
+            let tooLarge = tool.canonicalBytes > Self.maxDefinitionBytes
+            guard tooLarge || stored - freed + tool.canonicalBytes > Self.maxBookBytes else {
+                stored += tool.canonicalBytes - freed
+                return true
+            }
+            observation.refused.append(
+                RefusedDefinition(tool: tool.name, bytes: tool.canonicalBytes, bookFull: !tooLarge)
+            )
+            return false
+        }
         for tool in tools where listed.insert(tool.name).inserted {
             guard var pin = pins[tool.name] else {
+                guard admits(tool) else { continue }
                 pins[tool.name] = Pin(pinned: tool, pinnedAt: now)
                 observation.newPins += 1
                 observation.modified = true
@@ -129,9 +172,10 @@ package struct PinBook: Sendable, Hashable {
                 if let dropped = pin.pending {
                     pin.pending = nil
                     pin.changedAt = nil
+                    stored -= dropped.canonicalBytes
                     observation.changes.append(PinChange(server, .reverted, from: dropped, to: pin.pinned))
                 }
-            } else if tool.sha256 != pin.pending?.sha256 {
+            } else if tool.sha256 != pin.pending?.sha256, admits(tool, freeing: pin.pending?.canonicalBytes ?? 0) {
                 pin.pending = tool
                 pin.changedAt = now
                 observation.changes.append(PinChange(server, .changed, from: pin.pinned, to: tool))

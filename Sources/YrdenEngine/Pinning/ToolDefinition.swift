@@ -23,11 +23,15 @@ package struct ToolDefinition: Sendable, Hashable {
     /// SHA-256 of the pinned fields in canonical JSON, as its 32 bytes: as a hex string it cost a heap
     /// allocation for every pinned tool.
     package let sha256: SHA256.Digest
+    /// The size of the pinned fields in canonical JSON: what ``PinBook``'s bounds count.
+    package let canonicalBytes: Int
 
     /// The definition of `tool` as a server listed it; only the pinned fields count.
     package init(tool: JSONObject) {
         self.tool = tool
-        sha256 = CanonicalJSON.sha256Digest(.object(Self.pinnedFields(of: tool)))
+        let bytes = CanonicalJSON.bytes(.object(Self.pinnedFields(of: tool)))
+        sha256 = SHA256.hash(data: bytes)
+        canonicalBytes = bytes.count
     }
 
     /// The pinned fields the tool has, as it listed them.

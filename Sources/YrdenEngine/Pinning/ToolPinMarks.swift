@@ -12,6 +12,10 @@ package struct ToolPinMarks: Sendable, Hashable {
     /// The `_meta` key of the flag a changed tool carries under `warn`.
     package static let metaKey = "io.yrden/toolPin"
 
+    /// What ``withheld`` holds for a tool whose definition is too large to pin (``PinBook/maxDefinitionBytes``)
+    /// instead of its changed fields; not a pinned field's name, so never a real change.
+    package static let tooLargeToPin = ["(too large to pin)"]
+
     package init(withheld: [String: [String]] = [:], flagged: [String: [String]] = [:]) {
         self.withheld = withheld
         self.flagged = flagged

@@ -15,6 +15,8 @@ package final class ToolPins: Sendable {
         var book: PinBook
         /// Incremented by every change of the book or the mode; marks carry the one they were made at.
         var revision: UInt64 = 1
+        /// Per server, the tools its last listing had whose definitions the book refused for their size.
+        var refused: [String: Set<String>] = [:]
     }
 
     package let store: any ToolPinStore
@@ -49,7 +51,10 @@ package final class ToolPins: Sendable {
         return state.withLock { state in
             guard state.mode != .off else { return (PinBook.Observation(), Self.marks(of: server, in: state)) }
             let observation = state.book.observe(server, tools: definitions, at: now)
-            if observation.modified { state.revision += 1 }
+            let refused = Set(observation.refused.map(\.tool))
+            let refusalsMoved = refused != state.refused[server] ?? []
+            state.refused[server] = refused.isEmpty ? nil : refused
+            if observation.modified || refusalsMoved { state.revision += 1 }
             return (observation, Self.marks(of: server, in: state))
         }
     }
@@ -61,8 +66,13 @@ package final class ToolPins: Sendable {
 
     private static func marks(of server: String, in state: State) -> RevisedPinMarks {
         let changed = state.mode == .off ? [:] : state.book.changedTools(of: server)
-        let marks =
+        var marks =
             state.mode == .enforce ? ToolPinMarks(withheld: changed) : ToolPinMarks(flagged: changed)
+        // A definition that cannot be pinned cannot be trusted either, whatever the mode.
+        for tool in state.mode == .off ? [] : state.refused[server] ?? [] {
+            marks.flagged[tool] = nil
+            marks.withheld[tool] = ToolPinMarks.tooLargeToPin
+        }
         return RevisedPinMarks(marks: marks, revision: state.revision)
     }
 
@@ -89,6 +99,7 @@ package final class ToolPins: Sendable {
     /// `true` when some were.
     func keepOnly(_ ids: Set<String>) -> Bool {
         state.withLock { state in
+            state.refused = state.refused.filter { ids.contains($0.key) }
             guard state.mode != .off, state.book.keepOnly(ids) else { return false }
             state.revision += 1
             return true
