@@ -71,6 +71,19 @@ import YrdenTransport
         await running.stop()
     }
 
+    /// The era is kept from the attempt that found it, even when that attempt failed after the handshake: the
+    /// retries go straight to `initialize`.
+    @Test func aHandshakeServerWhoseAttemptsFailAfterTheHandshakeIsProbedOnce() async throws {
+        let channels = FakeUpstreams()
+        channels["a"].handle(MCPMethod.toolsList) { _ in .never }
+        let timeouts = Timeouts(request: .milliseconds(100))
+        let running = RunningGateway([stdioSpec("a", timeouts: timeouts)], channels: channels)
+        #expect(await running.until { _ in running.channels.opens("a") >= 3 })
+        #expect(running["a"].requests(MCPMethod.serverDiscover).count == 1)
+        #expect(running["a"].requests(MCPMethod.initialize).count >= 2)
+        await running.stop()
+    }
+
     @Test func aServerSilentOnTheProbeIsInitializedAfterTheDiscoverTimeout() async throws {
         let channels = FakeUpstreams()
         channels["a"].handle(MCPMethod.serverDiscover) { _ in .never }
