@@ -4,7 +4,7 @@
 /// and swaps of neighbours, ignoring case), or when the word is a name other MCP hosts use for the same thing
 /// (`endpoint`, `transport`, …), so a config copied from another host points at the right key. Hosts' keys
 /// that mean exactly a Yrden key (`serverUrl`, `transportType`) are accepted outright (``HostKeys``).
-enum KeySuggestion {
+package enum KeySuggestion {
     /// Spellings from other hosts' configs and the key Yrden uses instead.
     private static let aliases: [String: String] = [
         "endpoint": "url",
@@ -26,6 +26,17 @@ enum KeySuggestion {
             best = (candidate, distance)
         }
         return best?.word
+    }
+
+    /// Up to `limit` of `known` nearest to `word` by edit distance (ties in the order given): for a name that
+    /// may be far off (a tool's name without its server's prefix), where ``closest(to:among:)`` would say nothing.
+    package static func nearest(to word: String, among known: [String], limit: Int = 3) -> [String] {
+        let lowered = word.lowercased()
+        return known.enumerated()
+            .map { (name: $0.element, distance: editDistance(lowered, $0.element.lowercased()), order: $0.offset) }
+            .sorted { ($0.distance, $0.order) < ($1.distance, $1.order) }
+            .prefix(limit)
+            .map(\.name)
     }
 
     /// Optimal string alignment distance: Levenshtein plus transposition of two neighbouring characters.

@@ -20,7 +20,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from harness import PYTHON, clean_env, free_port, wait_until
+from harness import PYTHON, REPO_ROOT, clean_env, free_port, wait_until
 
 TOKEN = "cli-test-token-3f9a"
 CLI_TIMEOUT = 60
@@ -771,3 +771,34 @@ def test_login_gives_up_after_timeout(yrden, fake_gateway):
     assert proc.returncode == 1, f"{out}\n{err}"
     assert "tasks was not signed in within 3 s" in err, err
     assert time.monotonic() - started < 15
+
+
+# ---------------------------------------------------------------------------
+# Issue 25: what a user hits first
+
+
+def test_gateway_is_the_gateway_option_of_every_command_and_the_readme_says_so(yrden, admin_gateway):
+    gw = admin_gateway
+    listed = run_cli(yrden, "servers", "list", "--gateway", gw.base, base=None)
+    assert listed.returncode == 0 and "demo" in listed.stdout, shown(listed)
+    old = run_cli(yrden, "servers", "list", "--url", gw.base, base=None)
+    assert old.returncode == 0 and "demo" in old.stdout, "--url still names the gateway outside servers add"
+    added = run_cli(
+        yrden, "servers", "add", "far", "--url", "http://127.0.0.1:1/mcp", "--gateway", gw.base, "--disabled", base=None
+    )
+    assert added.returncode == 0, shown(added)
+    assert api(gw, "GET", "/api/v1/servers/far").json()["config"]["url"] == "http://127.0.0.1:1/mcp"
+    help_text = run_cli(yrden, "servers", "list", "--help", base=None).stdout
+    assert "--gateway" in help_text, help_text
+    readme = (REPO_ROOT / "README.md").read_text()
+    sentence = readme[readme.index("The CLI talks to the admin API") :][:300]
+    assert "--gateway" in sentence and "servers add" in sentence, sentence
+
+
+def test_profiles_set_warns_about_a_rename_of_a_tool_mcp_does_not_list(yrden, admin_gateway):
+    gw = admin_gateway
+    proc = run_cli(yrden, "profiles", "set", "p", '{"rename": {"demo__ecko": "say", "demo__add": "plus"}}', base=gw.base)
+    assert proc.returncode == 0, shown(proc)
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1, f"only the tool /mcp does not list is warned about: {warnings}"
+    assert '"demo__ecko"' in warnings[0] and 'closest on /mcp: "demo__echo"' in warnings[0], warnings[0]

@@ -21,6 +21,7 @@ import pytest
 import yaml
 from mcp import MCPError
 
+import harness
 from harness import INTEROP_DIR, MODES, PYTHON, REPO_ROOT, await_until, clean_env, mcp_session, text_of
 
 SHIFTING_SERVER = INTEROP_DIR / "servers" / "shifting_server.py"
@@ -246,3 +247,17 @@ def test_a_pin_file_that_is_not_a_regular_file_stops_the_start_at_once_naming_it
     )
     assert proc.returncode != 0, proc.stdout + proc.stderr
     assert f"{fifo} is not a regular file" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+def test_pins_changed_says_none_changed_and_how_many_are_pinned(gateway, yrden, tmp_path):
+    gw = gateway(config(tmp_path, None))
+    env = clean_env({"YRDEN_URL": gw.base})
+
+    def pinned() -> bool:
+        return len(api(gw.base, "GET", "/tool-pins").json()["pins"]) == 2
+
+    harness.wait_until(pinned, 15, "both tools pinned")
+    listed = subprocess.run([str(yrden), "tools", "pins", "--changed"], capture_output=True, text=True, env=env, timeout=30)
+    assert listed.returncode == 0, listed.stderr
+    assert "no changed tools; 2 pinned tools are as pinned" in listed.stdout, listed.stdout
+    assert "no pinned tools" not in listed.stdout

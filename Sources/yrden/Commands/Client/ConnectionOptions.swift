@@ -1,11 +1,12 @@
 import ArgumentParser
 
-/// `--url` and `--token`, which every client command takes to reach the gateway.
+/// `--gateway` (or `--url`, its older name) and `--token`, which every client command takes to reach the
+/// gateway. `--gateway` is the name that works everywhere: in `servers add`, `--url` is the new server's.
 struct ConnectionOptions: ParsableArguments {
     @Option(
-        name: [.customLong("url"), .customLong("gateway")],
+        name: [.customLong("gateway"), .customLong("url")],
         help: ArgumentHelp(
-            "The gateway's address (env YRDEN_URL; default \(GatewayEndpoint.defaultURL)).",
+            "The gateway's address (env YRDEN_URL; default \(GatewayEndpoint.defaultURL)); --url is the same.",
             valueName: "url"
         )
     )

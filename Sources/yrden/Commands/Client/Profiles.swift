@@ -1,5 +1,6 @@
 import ArgumentParser
 import NIOHTTP1
+import YrdenConfig
 import YrdenProtocol
 
 /// `yrden profiles …`: the gateway's profiles (`/mcp/<name>`), through the admin API; written back to the config.
@@ -104,6 +105,27 @@ struct ProfilesSet: AsyncParsableCommand {
         try await ClientSession.run(endpoint) { client in
             let response = try await client.send(.PUT, Profiles.path(name), body: parsed)
             print("\(response.status == 201 ? "added" : "replaced") \(name): \(endpoint.baseURL)/mcp/\(name)")
+            let renamed = parsed["rename"]?.objectValue?.map(\.key) ?? []
+            guard !renamed.isEmpty else { return }
+            let tools = try await client.get("/api/v1/tools").json()
+            let names = (tools["tools"]?.arrayValue ?? []).compactMap { $0["tool"]?["name"]?.stringValue }
+            var standardError = StandardError()
+            for line in Self.unknownRenames(renamed, among: names) { print(line, to: &standardError) }
+        }
+    }
+
+    /// A warning for each renamed name that `/mcp` does not list (a typo, or a name without its server's
+    /// prefix), with the nearest names it does list: the gateway accepts such a rename, since the server may
+    /// list the tool later, but it does nothing until then.
+    static func unknownRenames(_ renamed: [String], among listed: [String]) -> [String] {
+        let known = Set(listed)
+        return renamed.filter { !known.contains($0) }.map { name in
+            let nearest = KeySuggestion.nearest(to: name, among: listed)
+            let hint =
+                nearest.isEmpty
+                ? "/mcp lists no tools now"
+                : "closest on /mcp: " + nearest.map { "\"\($0)\"" }.joined(separator: ", ")
+            return "warning: rename names \"\(name)\", which /mcp does not list now (renames use /mcp's names); \(hint)"
         }
     }
 }

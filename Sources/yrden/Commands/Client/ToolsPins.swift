@@ -21,8 +21,15 @@ struct ToolsPins: AsyncParsableCommand {
             let response = try await client.get("/api/v1/tool-pins")
             if json { return Output.write(response.body) }
             let body = try response.json()
-            let pins = (body["pins"]?.arrayValue ?? []).filter { !changed || $0["state"] == "changed" }
-            print(PinReport(mode: body["mode"]?.stringValue ?? "?", pins: pins).rendered())
+            let all = body["pins"]?.arrayValue ?? []
+            let pins = all.filter { !changed || $0["state"] == "changed" }
+            let report = PinReport(
+                mode: body["mode"]?.stringValue ?? "?",
+                pins: pins,
+                pinnedCount: all.count,
+                onlyChanged: changed
+            )
+            print(report.rendered())
         }
     }
 }
@@ -31,12 +38,23 @@ struct ToolsPins: AsyncParsableCommand {
 /// that approves it.
 struct PinReport {
     var mode: String
+    /// The pins shown.
     var pins: [JSONValue]
+    /// How many pins there are, shown or not.
+    var pinnedCount: Int
+    /// Whether only changed pins are shown (`--changed`): then none shown does not mean none pinned.
+    var onlyChanged = false
 
     func rendered() -> String {
         let changedPins = pins.filter { $0["state"] == "changed" }
         var lines = ["tool pinning: \(mode); \(changedPins.count) changed"]
-        guard !pins.isEmpty else { return (lines + ["no pinned tools"]).joined(separator: "\n") }
+        guard !pins.isEmpty else {
+            let none =
+                onlyChanged && pinnedCount > 0
+                ? "no changed tools; \(pinnedCount) pinned tool\(pinnedCount == 1 ? " is" : "s are") as pinned"
+                : "no pinned tools"
+            return (lines + [none]).joined(separator: "\n")
+        }
         var table = TextTable(header: ["SERVER", "TOOL", "STATE", "CHANGED", "SINCE"])
         table.rows = pins.map { pin in
             let change = pin["change"]
