@@ -35,25 +35,26 @@ extension ToolSearchIndex {
     /// The ids of the terms a search scores, each once with the weight of its closest reason: the query's own
     /// words, then their synonyms, then their related words, then the two words a word the index lacks joins
     /// (at a synonym's weight), then words that begin like them (for words the index lacks, or for every word
-    /// and its synonyms and related words when `widened`).
-    private func weightedTerms(_ distinct: [String], widened: Bool) -> [(id: UInt32, weight: Double)] {
+    /// and its synonyms and related words when `widened`), at most ``SearchLimits/queryTerms`` of those last,
+    /// so a long query costs a widened search no more than a few dozen posting lists.
+    func weightedTerms(_ distinct: [String], widened: Bool) -> [(id: UInt32, weight: Double)] {
         var terms: [(id: UInt32, weight: Double)] = []
+        var seen = Set<UInt32>()
         func add(_ id: UInt32?, _ weight: Double) {
-            guard let id, !terms.contains(where: { $0.id == id }) else { return }
+            guard let id, seen.insert(id).inserted else { return }
             terms.append((id, weight))
         }
         for term in distinct { add(vocabulary[term], 1) }
         var said = distinct
-        for term in distinct {
-            for synonym in Thesaurus.synonyms[term] ?? [] where !said.contains(synonym) {
-                said.append(synonym)
-                add(vocabulary[synonym], ranking.synonymWeight)
-            }
-        }
-        for term in distinct {
-            for word in Thesaurus.relatedTerms[term] ?? [] where !said.contains(word) {
-                said.append(word)
-                add(vocabulary[word], ranking.relatedWeight)
+        var saidSet = Set(distinct)
+        for (table, weight) in [
+            (Thesaurus.synonyms, ranking.synonymWeight), (Thesaurus.relatedTerms, ranking.relatedWeight),
+        ] {
+            for term in distinct {
+                for word in table[term] ?? [] where saidSet.insert(word).inserted {
+                    said.append(word)
+                    add(vocabulary[word], weight)
+                }
             }
         }
         for term in distinct where vocabulary[term] == nil {
@@ -61,8 +62,12 @@ extension ToolSearchIndex {
             add(left, ranking.synonymWeight)
             add(right, ranking.synonymWeight)
         }
+        var partials = 0
         for term in widened ? said : distinct where widened || vocabulary[term] == nil {
-            for id in partialMatches(of: term) { add(id, ranking.partialWeight) }
+            for id in partialMatches(of: term) where partials < SearchLimits.queryTerms {
+                partials += 1
+                add(id, ranking.partialWeight)
+            }
         }
         return terms
     }

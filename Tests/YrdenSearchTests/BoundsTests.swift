@@ -48,6 +48,25 @@ import Testing
         #expect(index.names("zebra " + terms).count == 1)
     }
 
+    @Test func wordsThatBeginAlikeAddAtMostAQueryWorthOfTerms() {
+        let letters = Array("bcdfghjklmnpqrstvwxz")
+        let pair = { (n: Int) in String(letters[n / 20 % 20]) + String(letters[n % 20]) }
+        let groups = 0..<SearchLimits.queryTerms
+        let index = makeIndex([
+            (
+                "s",
+                groups.map { g in
+                    tool("s", "t\(g)", (0..<10).map { pair(g) + "cdzz" + pair($0) }.joined(separator: " "))
+                }
+            )
+        ])
+        let query = groups.map { pair($0) + "cdzzzzy" }  // each begins like the ten words of its own tool
+        #expect(query.allSatisfy { index.vocabulary[$0] == nil })
+        #expect(query.allSatisfy { index.partialMatches(of: $0).count == SearchLimits.partialMatches })
+        #expect(index.weightedTerms(query, widened: false).count == SearchLimits.queryTerms)
+        #expect(index.weightedTerms(query, widened: true).count == SearchLimits.queryTerms)
+    }
+
     @Test func resultsAreCappedWhateverTheLimit() {
         let index = makeIndex([("s", (0..<300).map { tool("s", "tool\($0)", "Shared word") })])
         #expect(index.search("shared", limit: 1_000).count == SearchLimits.results)
