@@ -3,6 +3,7 @@
 // stream.
 import { servers, toolPins } from './api.js';
 import { confirmAction } from './dialogs.js';
+import { approvalQuestion } from './pin-approval.js';
 import { append, clear, h, idFor, timeAgo } from './dom.js';
 import { openServerForm } from './server-form.js';
 import { changedPins, changedToolsPart } from './tool-pins.js';
@@ -174,6 +175,8 @@ export class ServersView {
 
   async #approve(card, pin) {
     card.message.textContent = '';
+    const question = approvalQuestion(pin);
+    if (!await confirmAction(question.title, question.detail, question.okLabel)) return;
     try {
       await toolPins.approve(pin.server, pin.tool, pin.change.digest);
     } catch (error) {
