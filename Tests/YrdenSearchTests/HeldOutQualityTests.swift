@@ -3,10 +3,11 @@ import Testing
 
 @testable import YrdenSearch
 
-/// The quality check on needs the ranking was never tuned on: `heldout-queries.json` was written before its
-/// author read the corpus's tools or the thesaurus (its `about` says how). At least 90 % must find one of their
-/// tools in the top three, and none may come back empty: an agent told "no tool matches" gives up on a tool
-/// that exists.
+/// The quality check on needs written apart from the ranking: `heldout-queries.json` was written before its
+/// author read the corpus's tools or the thesaurus (its `about` says how). Its first run found 42 of 55, one
+/// empty; the thesaurus was widened after that run, so the set is no longer unseen, and a change to the ranking
+/// should be judged on new needs too. At least 90 % must find one of their tools in the top three, and none may
+/// come back empty: an agent told "no tool matches" gives up on a tool that exists.
 @Suite struct HeldOutQualityTests {
     @Test func heldOutNeedsFindTheirToolInTheTopThreeAndNeverNothing() throws {
         let corpus = try Fixture.corpus()

@@ -112,6 +112,11 @@ async def test_search_mode_finds_then_calls_and_keeps_its_own_tokens(gateway, yr
             names = [t["name"] for t in found.structured_content["tools"]]
             assert names[0] == "sample__greet", names
             assert found.structured_content["tools"][0]["inputSchema"]["properties"]["name"]
+            assert found.structured_content["match"] == "strong"
+            nothing = await finder.client.call_tool("search_tools", {"query": "xyzzy plugh"})
+            assert nothing.structured_content["match"] == "weak" and nothing.structured_content["tools"], \
+                "no match still answers the profile's tools, marked weak"
+            assert text_of(nothing).startswith('No tool matches "xyzzy plugh"'), text_of(nothing)
             called = await finder.client.call_tool("call_tool", {"name": names[0], "arguments": {"name": "Ada"}})
             assert text_of(called) == "Hello, Ada!"
             with pytest.raises(MCPError, match="find it with search_tools"):
