@@ -46,7 +46,7 @@ enum Thesaurus {
         (["deploy", "ship", "rollout"], ["deployment", "release"]),
         (["history", "changelog"], ["log", "commit"]),
         (["changed", "changes", "difference", "compare"], ["diff"]),
-        (["list", "show", "browse"], ["list"]),
+        (["show", "browse"], ["list"]),
         (["remember", "recall", "memorize", "memorise", "know", "note", "fact", "jot"], ["memory", "knowledge"]),
         (["forget", "discard", "drop", "purge"], ["delete", "remove"]),
         (["save", "store", "persist", "record"], ["write", "set", "add"]),
