@@ -51,7 +51,7 @@ DOCUMENTED_REJECTIONS = (
     "there is no server",  # a profile's servers are servers of the document
     "are both renamed",  # a profile's new names are unique
     "holds the redaction mark",  # ******** sent back where no value is stored to keep
-    '"${',  # a value that breaks a rule only after its ${VAR} is expanded (the message quotes it)
+    "${",  # a value that breaks a rule only after its ${VAR} (anywhere in it) is expanded (the message quotes it)
 )
 
 
