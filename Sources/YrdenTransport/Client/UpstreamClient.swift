@@ -250,7 +250,7 @@ package final class UpstreamClient: Sendable {
         do {
             message = try JSONRPCMessage(try JSONValue.parse(frame))
         } catch {
-            diagnostics.note("ignored a message from the server that is not JSON-RPC: \(error)")
+            diagnostics.noteBounded("ignored a message from the server that is not JSON-RPC: \(error)")
             return
         }
         switch message {
@@ -290,14 +290,14 @@ package final class UpstreamClient: Sendable {
             case .relay(let target): relay = target
             case let refused:
                 let refusal = Self.unattributed(request.method, refused)
-                diagnostics.note("refused \(request.method) from the server: \(refusal.message)")
+                diagnostics.noteBounded("refused \(request.method) from the server: \(refusal.message)")
                 return reply(.failure(refusal))
             }
             // A relay that keeps what it is asked in a bounded place of its own takes no slot.
             let holdsSlot = !relay.waitsOutsideRelaySlots
             let client = relay.clientID
             if holdsSlot, let refusal = relaying.acquire(for: client) {
-                diagnostics.note("refused \(request.method) from the server: \(refusal.message)")
+                diagnostics.noteBounded("refused \(request.method) from the server: \(refusal.message)")
                 return reply(.failure(refusal))
             }
             // Outlives this reader callback by design: the client's answer may take a person's time, and the
@@ -306,7 +306,7 @@ package final class UpstreamClient: Sendable {
                 let outcome = await relay.relay(request)
                 if case .failure(let refusal) = outcome {
                     // Refused by the gateway (a capability the client did not declare) or by the client.
-                    diagnostics.note("refused \(request.method) from the server: \(refusal.message)")
+                    diagnostics.noteBounded("refused \(request.method) from the server: \(refusal.message)")
                 }
                 reply(outcome)
                 if holdsSlot { relaying.release(for: client) }
