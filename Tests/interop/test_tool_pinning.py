@@ -205,8 +205,10 @@ def test_a_wrong_mode_is_refused_naming_the_field_and_the_allowed_values(yrden, 
 # Issue 25: an upstream must not be able to stop the gateway from starting again.
 
 
-async def test_a_definition_too_large_to_pin_is_withheld_and_reported_and_the_next_start_works(gateway, tmp_path):
-    first = gateway(config(tmp_path, None))  # warn: even so, what cannot be pinned is not served
+async def test_a_definition_too_large_to_pin_is_flagged_or_withheld_and_reported_and_the_next_start_works(
+    gateway, tmp_path
+):
+    first = gateway(config(tmp_path, None))  # warn: what cannot be pinned is served, flagged
     huge = "x" * (3 * 1024 * 1024)
     async with mcp_session(first.url, subscribe=True) as session:
         await session.wait_for_tools({"shift__lookup"})
@@ -214,20 +216,30 @@ async def test_a_definition_too_large_to_pin_is_withheld_and_reported_and_the_ne
         with anyio.fail_after(30):
             assert text_of(await session.client.call_tool("shift__rewrite_description", {"text": huge})) == "rewritten"
         await session.wait_for_notification("notifications/tools/list_changed", timeout=15, after=seen)
-        await until_listed(session, False)
-        with pytest.raises(MCPError) as refused:
-            await session.client.call_tool("shift__lookup", {"city": "Oslo"})
-        assert "too large to pin" in refused.value.error.message, refused.value.error.message
+
+        async def flagged() -> dict[str, Any] | None:
+            tool = next((t for t in await session.tools() if t.name == "shift__lookup"), None)
+            meta = (tool.meta or {}).get(PIN_META) if tool else None
+            return meta if meta and meta.get("state") == "unpinned" else None
+
+        assert (await await_until(flagged, 15, interval=0.2, what="shift__lookup flagged unpinned")) == {
+            "state": "unpinned",
+            "reason": "too large to pin",
+        }
+        assert text_of(await session.client.call_tool("shift__lookup", {"city": "Oslo"})) == "sunny in Oslo"
     assert pin_of(first.base, "lookup")["state"] == "pinned", "the pin keeps the definition it had"
     logs = api(first.base, "GET", "/logs", params={"server": "shift"}).text
     assert "was not pinned" in logs and "larger than the 1 MiB" in logs, logs[-2000:]
     assert first.stop() == 0
     assert (tmp_path / "data" / "tool-pins.json").stat().st_size < 1024 * 1024
 
-    second = gateway(config(tmp_path, None))  # the server still lists the huge definition
+    second = gateway(config(tmp_path, "enforce"))  # the server still lists the huge definition: withheld
     async with mcp_session(second.url) as session:
         await session.wait_for_tools({"shift__rewrite_description"})
         assert "shift__lookup" not in await session.tool_names()
+        with pytest.raises(MCPError) as refused:
+            await session.client.call_tool("shift__lookup", {"city": "Oslo"})
+        assert "too large to pin" in refused.value.error.message, refused.value.error.message
 
 
 def test_a_pin_file_that_is_not_a_regular_file_stops_the_start_at_once_naming_it(yrden, tmp_path):

@@ -13,7 +13,7 @@
 /// Bounded in bytes too, so that no server can make the pin file too large to write or to read at the next
 /// start: a definition larger than ``maxDefinitionBytes`` in canonical JSON, or one that would take the
 /// definitions held past ``maxBookBytes``, is refused (not pinned, the pin kept as it was) and reported in
-/// ``Observation/refused``; the gateway withholds such a tool while pinning is on, since it cannot be pinned.
+/// ``Observation/refused``; the gateway withholds such a tool under `enforce` and flags it under `warn`.
 package struct PinBook: Sendable, Hashable {
     package struct Pin: Sendable, Hashable {
         /// The definition approved, or first seen.

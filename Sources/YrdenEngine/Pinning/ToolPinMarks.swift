@@ -12,8 +12,9 @@ package struct ToolPinMarks: Sendable, Hashable {
     /// The `_meta` key of the flag a changed tool carries under `warn`.
     package static let metaKey = "io.yrden/toolPin"
 
-    /// What ``withheld`` holds for a tool whose definition is too large to pin (``PinBook/maxDefinitionBytes``)
-    /// instead of its changed fields; not a pinned field's name, so never a real change.
+    /// What ``withheld`` or ``flagged`` holds for a tool whose definition is too large to pin
+    /// (``PinBook/maxDefinitionBytes``) instead of its changed fields; not a pinned field's name, so never a real
+    /// change. Flagged, it is served with `{"state": "unpinned", "reason": "too large to pin"}`.
     package static let tooLargeToPin = ["(too large to pin)"]
 
     package init(withheld: [String: [String]] = [:], flagged: [String: [String]] = [:]) {
@@ -40,7 +41,10 @@ package struct ToolPinMarks: Sendable, Hashable {
         case .object(let existing)?: meta = existing
         default: return tool
         }
-        meta[metaKey] = ["state": "changed", "changedFields": .array(changedFields.map(JSONValue.string))]
+        meta[metaKey] =
+            changedFields == tooLargeToPin
+            ? ["state": "unpinned", "reason": "too large to pin"]
+            : ["state": "changed", "changedFields": .array(changedFields.map(JSONValue.string))]
         var flagged = tool
         flagged["_meta"] = .object(meta)
         return flagged

@@ -68,10 +68,15 @@ package final class ToolPins: Sendable {
         let changed = state.mode == .off ? [:] : state.book.changedTools(of: server)
         var marks =
             state.mode == .enforce ? ToolPinMarks(withheld: changed) : ToolPinMarks(flagged: changed)
-        // A definition that cannot be pinned cannot be trusted either, whatever the mode.
+        // A definition that cannot be pinned cannot be checked either: `enforce` withholds it, `warn` serves it
+        // flagged, keeping its promise that no tool is withheld and no host breaks.
         for tool in state.mode == .off ? [] : state.refused[server] ?? [] {
-            marks.flagged[tool] = nil
-            marks.withheld[tool] = ToolPinMarks.tooLargeToPin
+            if state.mode == .enforce {
+                marks.flagged[tool] = nil
+                marks.withheld[tool] = ToolPinMarks.tooLargeToPin
+            } else {
+                marks.flagged[tool] = ToolPinMarks.tooLargeToPin
+            }
         }
         return RevisedPinMarks(marks: marks, revision: state.revision)
     }
