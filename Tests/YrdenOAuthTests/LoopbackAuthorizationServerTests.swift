@@ -204,7 +204,7 @@ final class LoopbackAuthorizationServer: Sendable {
                 serverURL: mcpURL,
                 redirectURI: authorizationServer.origin + "/oauth/callback"
             ),
-            http: .live(client: client, timeout: .seconds(10)),
+            http: .live(client: client, timeout: .seconds(60)),
             secrets: InMemorySecretStore(),
             router: router,
             logger: quietLogger
@@ -220,7 +220,7 @@ final class LoopbackAuthorizationServer: Sendable {
         #expect(queryParameters(authorizationURL)["scope"] == "mcp:tools")
         let consent = try await client.execute(
             HTTPClientRequest(url: authorizationURL),
-            deadline: .now() + .seconds(10)
+            deadline: .now() + .seconds(60)
         )
         #expect(consent.status == .found)
         let callback = try #require(consent.headers.first(name: "Location"))
@@ -251,7 +251,7 @@ final class LoopbackAuthorizationServer: Sendable {
         request.headers.add(name: "Content-Type", value: "application/json")
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         request.body = .bytes(ByteBuffer(string: #"{"jsonrpc":"2.0","id":1,"method":"ping"}"#))
-        let response = try await client.execute(request, deadline: .now() + .seconds(10))
+        let response = try await client.execute(request, deadline: .now() + .seconds(60))
         _ = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), response.headers.first(name: "WWW-Authenticate"))
     }

@@ -2,6 +2,7 @@ import Glibc
 import Synchronization
 import Testing
 import YrdenProtocol
+import YrdenTesting
 
 @testable import YrdenTransport
 
@@ -233,7 +234,15 @@ import YrdenProtocol
     /// the order they were sent, one larger than the pipe among them, even with a sender on another thread.
     @Test func framesSentFromTheLoopGoOutTogetherAndInOrder() async throws {
         let lines = Mutex<[String]>([])
-        let (client, channel) = try connect { line in lines.withLock { $0.append(line) } }
+        // Signalled by the log line that completes the 41 answers: the test waits for that moment, not a poll.
+        let (allGot, gotLast) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (client, channel) = try connect { line in
+            let count = lines.withLock { lines in
+                lines.append(line)
+                return lines.filter { $0.hasPrefix("got ") }.count
+            }
+            if count >= 41 { gotLast.yield() }
+        }
         let large = String(repeating: "z", count: 200 << 10)
         let frame = { @Sendable (method: String) in
             Array(#"{"jsonrpc":"2.0","id":"\#(method)","method":"\#(method)","params":{"s":"\#(large)"}}"#.utf8)
@@ -244,9 +253,8 @@ import YrdenProtocol
         }
         try channel.send(frame("other"))
         let expected = (0..<40).map { "got loop\($0)" }
-        for _ in 0..<250 where lines.withLock({ $0.filter { $0.hasPrefix("got ") }.count }) < 41 {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // 8 MB through a Python child: generous, since the limit only matters when frames are lost.
+        _ = await withDeadline(.seconds(120)) { for await _ in allGot { return } }
         let received = lines.withLock { $0.filter { $0.hasPrefix("got loop") } }
         #expect(received == expected)
         #expect(lines.withLock { $0.contains("got other") })
