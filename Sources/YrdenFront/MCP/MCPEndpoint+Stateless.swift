@@ -21,44 +21,32 @@ extension MCPEndpoint {
             return listen(call, client: request.clientKey)
         }
         let gateway = self.gateway
+        let scope = self.scope
         // A requestState minted for this call is bound to the credential it came with.
         let principal = request.headers["Authorization"]
         let client = request.clientKey
+        let respond = { @Sendable (related: RelatedMessageSink?) async -> JSONRPCResponse in
+            await gateway.respondStateless(
+                to: call,
+                principal: principal,
+                client: client,
+                scope: scope,
+                related: related
+            )
+        }
         guard call.params?["_meta"]?["progressToken"] != nil else {
             guard call.params?["_meta"]?[ModernEnvelope.logLevelKey] != nil else {
-                let response = await gateway.respondStateless(
-                    to: call,
-                    principal: principal,
-                    client: client,
-                    scope: scope,
-                    related: nil
-                )
+                let response = await respond(nil)
                 return FrontResponses.jsonRPC(Self.status(of: response), .response(response))
             }
             // Log messages the request opted into go on its own stream, which opens when the first comes.
-            return await UpgradableAnswer.respond(status: Self.status(of:)) { related in
-                await gateway.respondStateless(
-                    to: call,
-                    principal: principal,
-                    client: client,
-                    scope: scope,
-                    related: related
-                )
-            }
+            return await UpgradableAnswer.respond(status: Self.status(of:)) { await respond($0) }
         }
         return HTTPResponse(
             status: 200,
             headers: SSE.headers,
             body: .stream { writer in
-                await RelatedMessageRelay.run(write: { try? await writer.write(SSE.event($0)) }) { related in
-                    await gateway.respondStateless(
-                        to: call,
-                        principal: principal,
-                        client: client,
-                        scope: scope,
-                        related: related
-                    )
-                }
+                await RelatedMessageRelay.run(write: { try? await writer.write(SSE.event($0)) }) { await respond($0) }
             }
         )
     }

@@ -65,7 +65,7 @@ enum ProcessTree {
     }
 
     /// Calls `body` with the pid of every process in `/proc`.
-    private static func forEachProcess(_ body: (pid_t) -> Void) {
+    static func forEachProcess(_ body: (pid_t) -> Void) {
         guard let directory = opendir("/proc") else { return }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
