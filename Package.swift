@@ -166,7 +166,7 @@ let package = Package(
         ),
         .testTarget(
             name: "YrdenHTTPServerTests",
-            dependencies: ["YrdenHTTPServer", "YrdenTransport"],
+            dependencies: ["YrdenHTTPServer", "YrdenExecution", "YrdenTransport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -13,6 +13,8 @@ import YrdenExecution
 /// a task keeps the memory its async frames took until it ends, and a request goes a dozen frames deep, so a
 /// new task per request paid a dozen `malloc`s and `free`s for them, plus the task itself, on every call. A
 /// request whose client left cancels its task, which then ends after that request instead of serving another.
+/// The cancel marks the task under the lock before cancelling it outside, and a marked task never waits for
+/// another request: a request that ends in between cannot hand its task, and the cancel, to the next one.
 final class HandlerTasks: Sendable {
     typealias Operation = @Sendable () async -> Void
 
@@ -22,11 +24,19 @@ final class HandlerTasks: Sendable {
         let operation: Operation
     }
 
+    /// A task that has not returned.
+    private struct Worker {
+        /// `nil` until stored (a task may start, and return, first).
+        var handle: Task<Void, Never>?
+        /// Its request was cancelled: the task ends after that request, whether or not the cancel has reached
+        /// the Swift task yet.
+        var doomed = false
+    }
+
     private struct State {
         var nextID: UInt64 = 0
-        /// Every task that has not returned, serving or waiting; `nil` until its handle is stored (a task may
-        /// return first).
-        var tasks: [UInt64: Task<Void, Never>?] = [:]
+        /// Every task that has not returned, serving or waiting.
+        var tasks: [UInt64: Worker] = [:]
         /// The request each serving task runs, by request id.
         var serving: [UInt64: UInt64] = [:]
         /// The tasks waiting for a request, the most recently idle last.
@@ -40,6 +50,14 @@ final class HandlerTasks: Sendable {
     static let maxIdle = 64
 
     private let state = Mutex(State())
+
+    /// Runs in ``cancel(_:)`` after the lock is released and before the task is cancelled: the window a racing
+    /// request falls into. Tests use it to drive that race in order.
+    private let afterCancelLookup: (@Sendable () -> Void)?
+
+    init(afterCancelLookup: (@Sendable () -> Void)? = nil) {
+        self.afterCancelLookup = afterCancelLookup
+    }
 
     /// Starts `operation`, running its first stretch on this thread when this thread allows inline runs, on a
     /// waiting task or a new one. The caller must hold no lock the operation could take. Returns the request's
@@ -55,7 +73,7 @@ final class HandlerTasks: Sendable {
                 return (job, waiting.next, nil)
             }
             state.nextID += 1
-            state.tasks[state.nextID] = .some(nil)
+            state.tasks[state.nextID] = Worker()
             state.serving[job.id] = state.nextID
             return (job, nil, state.nextID)
         }
@@ -79,19 +97,21 @@ final class HandlerTasks: Sendable {
         }
         let cancelNow = state.withLock { state -> Bool in
             guard state.tasks[id] != nil else { return false }  // it has returned already
-            state.tasks[id] = task
-            return state.cancelled
+            state.tasks[id]?.handle = task
+            return state.cancelled || state.tasks[id]?.doomed == true
         }
         if cancelNow { task.cancel() }
     }
 
     /// The next request for task `id`, once one comes; `nil` when the task should end instead: it was
-    /// cancelled, the server is stopping, or enough tasks wait already.
+    /// cancelled (or its cancel is under way), the server is stopping, or enough tasks wait already.
     private func next(after finished: Job, on id: UInt64) async -> Job? {
         await withUnsafeContinuation { next in
             let waits = state.withLock { state -> Bool in
                 state.serving[finished.id] = nil
-                guard !Task.isCancelled, !state.cancelled, state.idle.count < Self.maxIdle else { return false }
+                guard !Task.isCancelled, state.tasks[id]?.doomed != true, !state.cancelled,
+                    state.idle.count < Self.maxIdle
+                else { return false }
                 state.idle.append((id, next))
                 return true
             }
@@ -99,9 +119,16 @@ final class HandlerTasks: Sendable {
         }
     }
 
-    /// Cancels the task serving request `id` if it still is; the task ends after that request.
+    /// Cancels the task serving request `id` if it still is; the task ends after that request. The task is
+    /// marked in the same step that finds it, so it cannot go on to serve another request before the cancel
+    /// reaches it; one whose handle is not stored yet is cancelled when it is.
     func cancel(_ id: UInt64) {
-        let task = state.withLock { state in state.serving[id].flatMap { state.tasks[$0] ?? nil } }
+        let task = state.withLock { state -> Task<Void, Never>? in
+            guard let task = state.serving[id] else { return nil }  // finished already: nothing to cancel
+            state.tasks[task]?.doomed = true
+            return state.tasks[task]?.handle
+        }
+        afterCancelLookup?()
         task?.cancel()
     }
 
@@ -110,7 +137,7 @@ final class HandlerTasks: Sendable {
         let (tasks, waiting) = state.withLock { state in
             state.cancelled = true
             defer { state.idle = [] }
-            return (state.tasks.values.compactMap { $0 }, state.idle.map(\.next))
+            return (state.tasks.values.compactMap(\.handle), state.idle.map(\.next))
         }
         for task in tasks { task.cancel() }
         for next in waiting { next.resume(returning: nil) }

@@ -1,5 +1,7 @@
+import Foundation
 import Synchronization
 import Testing
+import YrdenExecution
 
 @testable import YrdenHTTPServer
 
@@ -103,6 +105,38 @@ import Testing
         await settle(runs, 2)
         #expect(runs[2]?.cancelled == false)
         #expect(runs[2]?.task == runs[1]?.task)
+        tasks.cancelAll()
+        await tasks.waitUntilAllReturned()
+    }
+
+    /// A cancel that finds its request still running, but whose request ends and whose task takes the next
+    /// request before the cancel lands, must not cancel that next request: a client that left would otherwise
+    /// fail another client's call. The race is driven in order: everything runs inline on one plain thread,
+    /// and the window is the hook between the cancel's lookup and its effect.
+    @Test func aCancelRacingTheEndOfItsRequestSparesTheNextRequest() async {
+        let runs = Runs()
+        let first = Gate()
+        let second = Gate()
+        let raced = Mutex<HandlerTasks?>(nil)
+        let firstEndedInTheWindow = Mutex(false)
+        let tasks = HandlerTasks(afterCancelLookup: {
+            guard let tasks = raced.withLock({ $0.take() }) else { return }
+            InlineRuns.allowed { first.open() }  // request 1 ends here, and its task looks for the next
+            firstEndedInTheWindow.withLock { $0 = runs[1] != nil }
+            InlineRuns.allowed { tasks.start(runs.operation(2, holding: second)) }
+        })
+        raced.withLock { $0 = tasks }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                let request = InlineRuns.allowed { tasks.start(runs.operation(1, holding: first)) }
+                tasks.cancel(request)
+                second.open()
+                done.resume()
+            }.start()
+        }
+        await settle(runs, 2)
+        #expect(firstEndedInTheWindow.withLock { $0 })  // the race happened in the order it was driven in
+        #expect(runs[2]?.cancelled == false)
         tasks.cancelAll()
         await tasks.waitUntilAllReturned()
     }
