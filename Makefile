@@ -54,10 +54,12 @@ $(VENV_1X)/.installed: Tests/interop/requirements-1x.txt
 	$(VENV_1X)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements-1x.txt
 	touch $@
 
-# The format check, and the import rule of ARCHITECTURE.md (a target imports only lower layers).
+# The format check, and the import rule of ARCHITECTURE.md (a target imports only lower layers, and declares
+# exactly what it imports), with the rule's own tests.
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Package.swift Plugins Sources Tests
-	.ci/check-layers
+	python3 .ci/test_check_layers.py
+	SWIFT='$(SWIFT)' .ci/check-layers
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel Package.swift Plugins Sources Tests

@@ -71,7 +71,7 @@ let package = Package(
         .target(
             name: "YrdenTransport",
             dependencies: [
-                "YrdenProtocol", "YrdenExecution", "YrdenLineIO", "CYrdenProcess", log, httpClient, nioCore, nioHTTP1,
+                "YrdenProtocol", "YrdenExecution", "YrdenLineIO", "CYrdenProcess", httpClient, nioCore, nioHTTP1,
             ],
             swiftSettings: strict
         ),
@@ -87,8 +87,7 @@ let package = Package(
         .target(
             name: "YrdenEngine",
             dependencies: [
-                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenTransport", log, lifecycle, httpClient, metrics,
-                crypto,
+                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenTransport", log, httpClient, metrics, crypto,
             ],
             swiftSettings: strict
         ),
@@ -96,7 +95,7 @@ let package = Package(
         /// A scripted fake upstream and a manual clock, for the engine's unit tests (not shipped in the binary).
         .target(
             name: "YrdenTesting",
-            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", log],
+            dependencies: ["YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine"],
             swiftSettings: strict
         ),
 
@@ -104,8 +103,8 @@ let package = Package(
         .target(
             name: "YrdenControl",
             dependencies: [
-                "YrdenProtocol", "YrdenConfig", "YrdenStorage", "YrdenTransport", "YrdenOAuth", "YrdenEngine", log,
-                lifecycle, signals, httpClient,
+                "YrdenProtocol", "YrdenConfig", "YrdenStorage", "YrdenLineIO", "YrdenTransport", "YrdenOAuth",
+                "YrdenEngine", log, lifecycle, signals,
             ],
             swiftSettings: strict
         ),
@@ -124,8 +123,9 @@ let package = Package(
         .target(
             name: "YrdenApp",
             dependencies: [
-                "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer", "YrdenOAuth",
-                "YrdenStorage", "YrdenTransport", log, lifecycle, signals, httpClient, nioCore, prometheus,
+                "YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer",
+                "YrdenOAuth", "YrdenStorage", "YrdenTransport", log, lifecycle, signals, httpClient, nioCore,
+                prometheus,
             ],
             swiftSettings: strict
         ),
@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenExecutionTests", dependencies: ["YrdenExecution"], swiftSettings: strict),
         .testTarget(name: "YrdenSearchTests", dependencies: ["YrdenSearch"], swiftSettings: strict),
-        .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig"], swiftSettings: strict),
+        .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig", "YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),
         .testTarget(
             name: "YrdenOAuthTests",
@@ -166,7 +166,7 @@ let package = Package(
         ),
         .testTarget(
             name: "YrdenHTTPServerTests",
-            dependencies: ["YrdenHTTPServer", "YrdenExecution", "YrdenTransport"],
+            dependencies: ["YrdenHTTPServer", "YrdenExecution", "YrdenTransport", log, lifecycle],
             swiftSettings: strict
         ),
         .testTarget(
@@ -174,8 +174,19 @@ let package = Package(
             dependencies: ["YrdenTransport", "YrdenProtocol", "YrdenLineIO", "YrdenTesting"],
             swiftSettings: strict
         ),
-        .testTarget(name: "YrdenFrontTests", dependencies: ["YrdenFront", "YrdenConsole"], swiftSettings: strict),
-        .testTarget(name: "YrdenDemoServerTests", dependencies: ["YrdenDemoServer"], swiftSettings: strict),
+        .testTarget(
+            name: "YrdenFrontTests",
+            dependencies: [
+                "YrdenFront", "YrdenConsole", "YrdenConfig", "YrdenControl", "YrdenEngine", "YrdenHTTPServer",
+                "YrdenLineIO", "YrdenProtocol", "YrdenTransport", log,
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "YrdenDemoServerTests",
+            dependencies: ["YrdenDemoServer", "YrdenProtocol"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "YrdenEngineTests",
             dependencies: ["YrdenEngine", "YrdenTesting", "YrdenTransport", "YrdenProtocol", "YrdenConfig", log],
@@ -184,8 +195,8 @@ let package = Package(
         .testTarget(
             name: "YrdenControlTests",
             dependencies: [
-                "YrdenControl", "YrdenEngine", "YrdenTesting", "YrdenConfig", "YrdenProtocol", "YrdenOAuth",
-                "YrdenStorage", "YrdenTransport", log,
+                "YrdenControl", "YrdenEngine", "YrdenConfig", "YrdenProtocol", "YrdenOAuth", "YrdenStorage",
+                "YrdenTransport", log,
             ],
             swiftSettings: strict
         ),
