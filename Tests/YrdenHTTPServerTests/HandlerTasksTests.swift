@@ -141,6 +141,31 @@ import YrdenExecution
         await tasks.waitUntilAllReturned()
     }
 
+    /// A request cancelled while its new task's first stretch still runs inline, before the task's handle is
+    /// stored, is cancelled once it is: the cancel is remembered, not dropped for want of a task to cancel.
+    @Test func aCancelBeforeTheTaskIsStoredStillCancelsIt() async {
+        let runs = Runs()
+        let gate = Gate()
+        let tasks = HandlerTasks()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                InlineRuns.allowed {
+                    // The first request of a fresh registry has id 1; its task runs this before `start` returns.
+                    tasks.start { [tasks] in
+                        tasks.cancel(1)
+                        await runs.operation(1, holding: gate)()
+                    }
+                }
+                done.resume()
+            }.start()
+        }
+        await settle(runs, 1)
+        #expect(runs[1]?.cancelled == true)
+        gate.open()
+        tasks.cancelAll()
+        await tasks.waitUntilAllReturned()
+    }
+
     @Test func shutdownEndsWaitingTasksAndCancelsLaterRequests() async {
         let tasks = HandlerTasks()
         let runs = Runs()
