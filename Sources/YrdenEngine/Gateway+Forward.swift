@@ -144,8 +144,13 @@ extension Gateway {
             GatewayMetrics.recordRequest(server: server, method: request.method, duration: .now - started, failure: nil)
             if !isModern {
                 // A 2026-07-28 server asks for input in its result; a handshake-era client is asked for real.
-                answer = try await InputRequiredBridge(client: client, relay: relay, server: server)
-                    .resolve(answer, method: request.method, params: forwarded, options: options)
+                answer = try await InputRequiredBridge(
+                    client: client,
+                    relay: relay,
+                    time: connector.time,
+                    server: server
+                )
+                .resolve(answer, method: request.method, params: forwarded, options: options)
             }
             return answer
         } catch {

@@ -39,7 +39,7 @@ package final class Gateway: Sendable {
     let searchIndex = ToolSearchCatalog()
     /// Changes waiting for the writer lock; see ``update(_:)``.
     private let queued = Mutex<[QueuedChange]>([])
-    let startedAt = ContinuousClock.now
+    let startedAt: ContinuousClock.Instant
     /// Holds the first `initialize` and lists until every enabled server's first attempt is over.
     let startup: StartupGate
     /// Every tool definition seen, and what to do when one changes (`security.toolPinning`).
@@ -82,9 +82,11 @@ package final class Gateway: Sendable {
             idleTimeout: config.gateway.sessionIdleTimeout
         )
         self.connector = connector
+        startedAt = connector.time.now
         self.logger = logger
         self.startup = StartupGate(
             bound,
+            time: connector.time,
             startedAt: startedAt,
             startupWait: config.gateway.startupWait,
             servers: config.servers
@@ -157,6 +159,8 @@ package final class Gateway: Sendable {
         while !Task.isCancelled {
             let (ended, next) = sessions.expireIdle()
             if ended > 0 { FreedMemory.release() }
+            // Real time, not the injected clock: with a sweep always asleep on it, a test could no longer tell
+            // from the clock's sleepers that the code under test armed its own timer.
             try? await Task.sleep(until: next, tolerance: .milliseconds(500), clock: .continuous)
         }
     }

@@ -49,7 +49,12 @@ extension Gateway {
             call.answer(request.params?["inputResponses"]?.objectValue ?? [:])
         } else {
             // A new call, or (after a URL elicitation the server required) the same call made again.
-            call = ParkedCall(capabilities: context.clientCapabilities, client: context.session.client, server: server)
+            call = ParkedCall(
+                capabilities: context.clientCapabilities,
+                client: context.session.client,
+                server: server,
+                time: connector.time
+            )
             var options = options
             options.handle = call.handle
             options.relay = ParkingRelay(call: call)
@@ -84,7 +89,8 @@ extension Gateway {
                 capabilities: context.clientCapabilities,
                 client: context.session.client,
                 server: server,
-                reissues: true
+                reissues: true,
+                time: connector.time
             )
             asks = elicitations
         case .asks(let pending):

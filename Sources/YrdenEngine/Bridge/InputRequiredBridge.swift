@@ -12,6 +12,8 @@ import YrdenTransport
 struct InputRequiredBridge {
     let client: UpstreamClient
     let relay: SessionRelay?
+    /// The gateway's clock, for the pause before a retry that carries no answers.
+    let time: any TimeSource
     let server: String
 
     static let maxRounds = 10
@@ -41,7 +43,7 @@ struct InputRequiredBridge {
             var retry = params
             let asks = result["inputRequests"]?.objectValue ?? [:]
             if asks.isEmpty {
-                try? await Task.sleep(for: pause)
+                try? await time.sleep(until: time.now + pause)
                 pause = min(pause * 2, .milliseconds(250))
             } else {
                 switch await Self.ask(asks, through: relay) {

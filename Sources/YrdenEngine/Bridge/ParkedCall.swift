@@ -51,7 +51,17 @@ final class ParkedCall: Sendable {
     /// The server the call runs on, for the per-server bound of ``ParkedCalls``.
     let server: String
 
-    init(capabilities: JSONObject, client: ClientKey? = nil, server: String = "", reissues: Bool = false) {
+    /// The gateway's clock, for gathering asks.
+    let time: any TimeSource
+
+    init(
+        capabilities: JSONObject,
+        client: ClientKey? = nil,
+        server: String = "",
+        reissues: Bool = false,
+        time: any TimeSource = .system
+    ) {
+        self.time = time
         self.capabilities = ClientCapabilities.kept(from: capabilities)
         self.client = client
         self.server = server
@@ -78,7 +88,7 @@ final class ParkedCall: Sendable {
             }
             if ready { continuation.resume() }
         }
-        if state.withLock({ $0.outcome == nil }) { try? await Task.sleep(for: Self.gathering) }
+        if state.withLock({ $0.outcome == nil }) { try? await time.sleep(until: time.now + Self.gathering) }
         return state.withLock { state in
             if let outcome = state.outcome { return .final(outcome) }
             state.waitingForClient = true

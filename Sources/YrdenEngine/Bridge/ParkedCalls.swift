@@ -1,5 +1,6 @@
 import Synchronization
 import YrdenProtocol
+import YrdenTransport
 
 /// The parked calls, each until its client retries or its token expires: at most ``limit`` at once, at most
 /// ``perClientLimit`` of one client and ``perServerLimit`` on one server, so that one client that never
@@ -64,7 +65,7 @@ final class ParkedCalls: Sendable {
         let id = "p\(next.wrappingAdd(1, ordering: .relaxed).oldValue)-\(UInt64.random(in: 0...UInt64.max))"
         // Bounded by the table's limit, and ends at the token's expiry or when the retry takes the call.
         let expiry = Task {
-            guard (try? await Task.sleep(for: lifetime)) != nil else { return }
+            guard (try? await call.time.sleep(until: call.time.now + lifetime)) != nil else { return }
             self.take(id)?.cancel("the client did not retry before the requestState expired")
         }
         let refusal = table.withLock { table -> JSONRPCError? in

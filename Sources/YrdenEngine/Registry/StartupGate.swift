@@ -1,4 +1,5 @@
 import YrdenConfig
+import YrdenTransport
 
 /// Holds a client's first `initialize` and list requests until every enabled server has finished its first
 /// connection attempt, so a client started together with the gateway (a stdio host, an agent launched with
@@ -20,26 +21,35 @@ final class StartupGate: Sendable {
     let serverDeadlines: [String: ContinuousClock.Instant]
     private let opened = Completion(maxWaiters: StartupGate.maxWaiters)
 
-    init(deadline: ContinuousClock.Instant, serverDeadlines: [String: ContinuousClock.Instant] = [:]) {
+    /// The gateway's clock, which the deadlines are instants of.
+    let time: any TimeSource
+
+    init(
+        deadline: ContinuousClock.Instant,
+        serverDeadlines: [String: ContinuousClock.Instant] = [:],
+        time: any TimeSource = .system
+    ) {
         self.deadline = deadline
         self.serverDeadlines = serverDeadlines
-        if deadline <= .now { opened.signal() }
+        self.time = time
+        if deadline <= time.now { opened.signal() }
     }
 
     /// The gate for `servers`, bounded as `bound` says, counted from `startedAt`.
     convenience init(
         _ bound: StartupBound,
+        time: any TimeSource = .system,
         startedAt: ContinuousClock.Instant,
         startupWait: Duration,
         servers: [ServerSpec]
     ) {
         switch bound {
         case .startupWait:
-            self.init(deadline: startedAt + startupWait)
+            self.init(deadline: startedAt + startupWait, time: time)
         case .eachServersConnectTimeout:
             var deadlines: [String: ContinuousClock.Instant] = [:]
             for spec in servers where !spec.disabled { deadlines[spec.id] = startedAt + spec.timeouts.connect }
-            self.init(deadline: deadlines.values.max() ?? startedAt, serverDeadlines: deadlines)
+            self.init(deadline: deadlines.values.max() ?? startedAt, serverDeadlines: deadlines, time: time)
         }
     }
 
@@ -50,19 +60,21 @@ final class StartupGate: Sendable {
         opened.signal()
     }
 
-    var deadlinePassed: Bool { ContinuousClock.now >= deadline }
+    var deadlinePassed: Bool { time.now >= deadline }
 
     /// Whether `snapshot` lets the gate open: every enabled server has finished its first attempt, or is
     /// past its own bound.
-    func settles(_ snapshot: Gateway.Snapshot, now: ContinuousClock.Instant = .now) -> Bool {
-        snapshot.links.allSatisfy { id, link in
+    func settles(_ snapshot: Gateway.Snapshot, now: ContinuousClock.Instant? = nil) -> Bool {
+        let now = now ?? time.now
+        return snapshot.links.allSatisfy { id, link in
             link.finishedFirstAttempt || serverDeadlines[id].map { $0 <= now } == true
         }
     }
 
     /// When a waiter must look again: the earliest bound of a server still in its first attempt, else the
     /// deadline.
-    func nextBound(_ snapshot: Gateway.Snapshot, now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant {
+    func nextBound(_ snapshot: Gateway.Snapshot, now: ContinuousClock.Instant? = nil) -> ContinuousClock.Instant {
+        let now = now ?? time.now
         var next = deadline
         for (id, link) in snapshot.links where !link.finishedFirstAttempt {
             if let bound = serverDeadlines[id], bound > now, bound < next { next = bound }
@@ -74,10 +86,10 @@ final class StartupGate: Sendable {
     /// cancelled.
     func wait(until: ContinuousClock.Instant? = nil) async {
         let until = min(until ?? deadline, deadline)
-        guard !isOpen, ContinuousClock.now < until else { return }
+        guard !isOpen, time.now < until else { return }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.opened.wait() }
-            group.addTask { try? await Task.sleep(until: until, clock: .continuous) }
+            group.addTask { try? await self.time.sleep(until: until) }
             await group.next()
             group.cancelAll()
         }
