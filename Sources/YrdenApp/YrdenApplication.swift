@@ -100,12 +100,15 @@ package struct YrdenApplication: Sendable {
         let openFiles = OpenFileLimit.raiseToHardLimit()
         ChildOpenFileLimit.keep(openFiles.before)
         logger.debug("open-file limit", metadata: ["before": "\(openFiles.before)", "now": "\(openFiles.after)"])
+        let eventLoop = try SharedEventLoop.process()
+        let lagProbe = EventLoopLag(registry: metrics).measure(eventLoop.loop)
+        defer { eventLoop.loop.stopMeasuringLag(lagProbe) }
         let server = try HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: config.gateway.listenHost,
                 port: config.gateway.listenPort,
                 maxBodyBytes: config.gateway.maxBodyBytes,
-                eventLoop: try SharedEventLoop.process()
+                eventLoop: eventLoop
             ),
             logger: logger,
             handler: { await router.handle($0) }

@@ -20,6 +20,17 @@ package struct ProcessEventLoop: Sendable {
         reactor.wakeDriver(descriptor)
     }
 
+    /// Calls `record` on the loop's thread about every `interval` with how late the loop ran a tick it had set:
+    /// the time something else held the thread. `record` must be quick and allocate nothing; the token ends it.
+    package func measureLag(every interval: Duration, _ record: @escaping @Sendable (Duration) -> Void) -> UInt64 {
+        reactor.measureLag(every: interval, record)
+    }
+
+    /// Ends the ticks that ``measureLag(every:_:)`` started.
+    package func stopMeasuringLag(_ token: UInt64) {
+        reactor.stopMeasuringLag(token)
+    }
+
     /// Ends the drive of `descriptor`, then runs `last` on the loop's thread; returns once it has run.
     package func stopDriving(_ descriptor: Int32, then last: @escaping @Sendable () -> Void) {
         reactor.stopDriving(descriptor, then: last)

@@ -38,6 +38,15 @@ final class ProcessReactor: Sendable {
         var due: ContinuousClock.Instant?
     }
 
+    /// A tick the loop arms for itself, to report how late it runs: kept apart from `timers`, whose jobs are
+    /// closures made anew each time, so a tick every interval allocates nothing.
+    private struct LagProbe {
+        var token: UInt64
+        var interval: Duration
+        var due: ContinuousClock.Instant
+        var record: @Sendable (Duration) -> Void
+    }
+
     private struct State {
         var jobs: [Job] = []
         /// Run once this pass has handled its events, before the loop polls or sleeps again.
@@ -48,6 +57,8 @@ final class ProcessReactor: Sendable {
         var handlers: [UInt64: Handler] = [:]
         var nextToken: UInt64 = 1
         var timers: [Timer] = []
+        /// One per `/metrics` registry that asked (one in a process that serves).
+        var lagProbes: [LagProbe] = []
         /// Children whose owners reap them, by pid: the orphan sweep hands these to their owner.
         var owners: [pid_t: Job] = [:]
     }
@@ -213,6 +224,53 @@ final class ProcessReactor: Sendable {
         }
     }
 
+    /// Calls `record` on this thread about every `interval` with how late the loop ran a tick it set for then:
+    /// time spent by whatever ran on the loop in between (a handler, a job, a driver's turn) shows up here. The
+    /// next tick is set from the moment this one ran, so a stall is one late tick, not a burst of catching up.
+    /// `record` runs on the loop: it must be quick and allocate nothing. Any thread; the token ends it.
+    func measureLag(every interval: Duration, _ record: @escaping @Sendable (Duration) -> Void) -> UInt64 {
+        let token = state.withLock { state in
+            defer { state.nextToken += 1 }
+            state.lagProbes.append(
+                LagProbe(token: state.nextToken, interval: interval, due: .now + interval, record: record)
+            )
+            return state.nextToken
+        }
+        if !isCurrentThread {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+        return token
+    }
+
+    /// Ends the ticks of ``measureLag(every:_:)``'s `token`. Any thread; a tick already taken may still report.
+    func stopMeasuringLag(_ token: UInt64) {
+        state.withLock { $0.lagProbes.removeAll { $0.token == token } }
+    }
+
+    /// Reports every lag probe that is due, one at a time and outside the lock, re-arming it from now.
+    private func runDueLagProbes() {
+        var index = 0
+        while true {
+            // Taken out through captured variables, as in `runDriver`: nothing here may allocate.
+            var record: (@Sendable (Duration) -> Void)?
+            var lag: Duration = .zero
+            state.withLock { state in
+                let now = ContinuousClock.now
+                while index < state.lagProbes.count {
+                    defer { index += 1 }
+                    guard state.lagProbes[index].due <= now else { continue }
+                    lag = now - state.lagProbes[index].due
+                    state.lagProbes[index].due = now + state.lagProbes[index].interval
+                    record = state.lagProbes[index].record
+                    return
+                }
+            }
+            guard let record else { return }
+            record(lag)
+        }
+    }
+
     private func runDriver(_ fd: Int32) {
         // Taken out through a captured variable, not returned: a closure returned through the lock's generic
         // result is re-wrapped on the way out and back, two allocations on every turn of the loop.
@@ -313,6 +371,7 @@ final class ProcessReactor: Sendable {
             }
             runAll { $0.jobs.takeAll() }
             runDueTimers()
+            runDueLagProbes()
             runDueDrivers()
             runAll { $0.endOfPass.takeAll() }
         }
@@ -352,6 +411,7 @@ final class ProcessReactor: Sendable {
         let next = state.withLock { state -> ContinuousClock.Instant? in
             guard state.jobs.isEmpty else { return .now }
             var next = state.timers.lazy.map(\.deadline).min()
+            for due in state.lagProbes.lazy.map(\.due) where next.map({ due < $0 }) ?? true { next = due }
             for due in state.drivers.lazy.compactMap(\.due) where next.map({ due < $0 }) ?? true { next = due }
             return next
         }
