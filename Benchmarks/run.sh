@@ -10,7 +10,7 @@
 # upstreams with FLEET_TOOLS (default 50) padding tools each are started once for the start-up, memory, thread
 # and full-listing figures, over FLEET_LISTINGS (default 50) whole listings. The tool search index of search mode
 # is measured in process (yrden-search-bench). Ends with the HTTP-upstream rows (http_upstream.sh), then the
-# budgets.
+# budgets, then the event loop's figures under the heavy operator paths against theirs (loop_lag.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 LIST_CALLS=${LIST_CALLS:-300}
@@ -263,3 +263,6 @@ budget "search p50 us, ${R[search.tools]} tools" "${R[search.p50]}" "" "<=" "$BU
 budget "search p99 us, ${R[search.tools]} tools" "${R[search.p99]}" "" "<=" "$BUDGET_SEARCH_P99_US"
 budget "add a server of 500 tools, p50 ms" "${R[search.add_p50]}" "" "<=" "$BUDGET_SEARCH_ADD_MS"
 budget "needs with their tool in the top 3 (of 50)" "${R[search.quality]%/*}" "" ">=" "$BUDGET_SEARCH_QUALITY"
+
+echo
+"$ROOT/Benchmarks/loop_lag.sh"
