@@ -41,7 +41,7 @@ while read -r kind rest; do
   within=no
   if [ "$(ok "$p99" "<=" $BUDGET_HEALTHZ_P99_MS)" = yes ] && [ "$(ok "$max" "<=" $BUDGET_HEALTHZ_MAX_MS)" = yes ] \
     && [ "$(ok "$call" "<=" $BUDGET_CALL_MAX_MS)" = yes ] && [ "$(kv "$line" finished)" = True ]; then within=yes; fi
-  # What each path did: every key after the common figures (lag_max_s is the bucket its latest tick fell in).
+  # What each path did: every key after the common figures (lag_max_s: the bucket its most delayed tick fell in).
   extra=$(sed -n 's/.*lag_max_s=[^ ]* *//p' <<< "$line")
   [ "$kind" = ALL ] && extra=""
   row "$name" "$p99 / $max" "$call" "$(kv "$line" lag_max_s) s" "$(kv "$line" seconds)" "$within" "$extra"

@@ -230,7 +230,7 @@ class PathFigures:
 
     @property
     def lag_max_bound(self) -> tuple[float, float] | None:
-        """(lower, upper) seconds the latest tick of the path was late by: the histogram's bucket it fell in."""
+        """(lower, upper) seconds the path's most delayed tick was late by: the histogram's bucket it fell in."""
         if self.lag_before is None or self.lag_after is None or not self.lag_ticks:
             return None
         total = self.lag_ticks
