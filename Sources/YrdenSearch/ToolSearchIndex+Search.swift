@@ -1,3 +1,10 @@
+// The C library's `log` for the idf: the standard library has no logarithm, and this target stays free of Foundation.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension ToolSearchIndex {
     /// The tools that best match `query`, best first, at most `limit` (and ``SearchLimits/results``) of them.
     ///
@@ -109,7 +116,7 @@ extension ToolSearchIndex {
         for (term, termWeight) in terms {
             let list = postings[Int(term)]
             let frequency = Double(list.count)
-            let idf = termWeight * NaturalLogarithm.of(1 + (documentCount - frequency + 0.5) / (frequency + 0.5))
+            let idf = termWeight * log(1 + (documentCount - frequency + 0.5) / (frequency + 0.5))
             ceiling += idf * (k1 + 1)
             for posting in list {
                 let length = lengths[Int(posting.doc)]

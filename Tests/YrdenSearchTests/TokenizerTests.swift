@@ -71,12 +71,4 @@ import Testing
         #expect(Tokenizer.nameKey(Substring("Read File").unicodeScalars) == key)
         #expect(Tokenizer.nameKey(Substring("read-file!").unicodeScalars) == key)
     }
-
-    @Test func theLogarithmIsTheNaturalOne() {
-        for (x, ln) in [
-            (1.0, 0.0), (2.718_281_828_459_045, 1.0), (10.0, 2.302_585_092_994_046), (0.5, -0.693_147_180_559_945),
-        ] {
-            #expect(abs(NaturalLogarithm.of(x) - ln) < 1e-12, "ln \(x)")
-        }
-    }
 }
