@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import YrdenProtocol
 
 extension HTTPConnection {
     /// What one attempt to open a long-lived stream (the GET stream, a listen POST) came to.

@@ -13,7 +13,9 @@ struct AdminEvent: Sendable {
 /// it will then follow; the request is cancelled when the task reading it ends.
 struct EventSubscription {
     private var body: HTTPClientResponse.Body.AsyncIterator
-    private var parser = EventStreamParser()
+    /// The one SSE parser, which the upstream transports use too: every line ending SSE allows, and a bound, so
+    /// a stream that never ends an event cannot fill the CLI's memory (the gateway's events are small).
+    private var parser = SSEParser(maxEventBytes: 16 << 20)
     private var pending: [AdminEvent] = []
 
     fileprivate init(body: HTTPClientResponse.Body.AsyncIterator) {
@@ -33,7 +35,7 @@ struct EventSubscription {
             guard let chunk else { return nil }
             for event in parser.feed(chunk.readableBytesView) {
                 if let data = try? JSONValue.parse(event.data) {
-                    pending.append(AdminEvent(name: event.name, data: data))
+                    pending.append(AdminEvent(name: event.event ?? "message", data: data))
                 }
             }
         }

@@ -20,6 +20,9 @@ package struct SSEEvent: Sendable, Hashable {
 /// skipped; an event with no data (such as the 2025-11-25 priming event) is not dispatched, though its
 /// `id` and `retry` still take effect. An event whose data grows past `maxEventBytes` is dropped whole and
 /// counted in `droppedEvents`, so one runaway stream cannot exhaust memory.
+///
+/// The one parser of the project: upstream streams (Streamable HTTP, legacy SSE) and the CLI's reading of
+/// `GET /api/v1/events` both use it.
 package struct SSEParser: Sendable {
     private let maxEventBytes: Int
     private var line: [UInt8] = []
@@ -65,7 +68,7 @@ package struct SSEParser: Sendable {
         }
     }
 
-    /// Convenience for tests and small bodies: every event `bytes` completes.
+    /// Every event `bytes` completes, in order (for a caller that handles them after the chunk).
     package mutating func feed(_ bytes: some Sequence<UInt8>) -> [SSEEvent] {
         var events: [SSEEvent] = []
         feed(bytes) { events.append($0) }

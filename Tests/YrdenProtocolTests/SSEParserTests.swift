@@ -1,6 +1,6 @@
 import Testing
 
-@testable import YrdenTransport
+import YrdenProtocol
 
 @Suite struct SSEParserTests {
     private func parse(_ chunks: [String], maxEventBytes: Int = 1 << 20) -> (events: [SSEEvent], parser: SSEParser) {
@@ -76,4 +76,11 @@ import Testing
         #expect(parser.droppedEvents == 1)
     }
 
+    @Test func aLineThatNeverEndsIsNotBufferedPastTheBound() {
+        // What the CLI's own parser lacked: a stream of one endless line grew its buffer without limit.
+        var parser = SSEParser(maxEventBytes: 32)
+        for _ in 0..<1000 { #expect(parser.feed(Array("data: zzzzzzzzzz".utf8)).isEmpty) }
+        #expect(parser.feed(Array("\n\ndata: ok\n\n".utf8)) == [event("ok")])
+        #expect(parser.droppedEvents == 1)
+    }
 }
