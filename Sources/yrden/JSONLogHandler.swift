@@ -40,15 +40,9 @@ struct JSONLogHandler: LogHandler {
     static func timestamp() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        var seconds = spec.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        let millis = Int32(spec.tv_nsec / 1_000_000)
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
-            + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
+        return RFC3339.string(
+            epochMicroseconds: Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec / 1000),
+            fractionDigits: 3
+        )
     }
 }

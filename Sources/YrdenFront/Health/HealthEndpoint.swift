@@ -1,4 +1,3 @@
-import FoundationEssentials
 import YrdenConfig
 import YrdenEngine
 import YrdenHTTPServer
@@ -48,7 +47,7 @@ package struct HealthEndpoint: Sendable {
         return [
             "status": .string(status),
             "version": .string(Gateway.version),
-            "timestamp": .string(Date.now.formatted(.iso8601)),
+            "timestamp": .string(RFC3339.string(epochSeconds: WallClock.now(), fractionDigits: 0)),
             "uptimeSeconds": .double(
                 (Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18).rounded(toPlaces: 3)
             ),

@@ -1,16 +1,20 @@
-/// RFC 3339 timestamps, as the admin API writes them (UTC, `Z`) and reads them (`since=`, any offset).
+/// RFC 3339 timestamps, as the gateway writes them (UTC, `Z`: the admin API, `/healthz`, JSON log lines) and
+/// reads them (the admin API's `since=`, any offset). The project's one date formatter.
 ///
 /// Hand-written rather than a Foundation format style because both directions need microseconds: a client
 /// pages through the log by sending back the `time` of the last entry it saw, and that must not match the
-/// same entry again.
-enum RFC3339 {
+/// same entry again. Pure arithmetic on the proleptic Gregorian calendar, so it needs no Foundation at all.
+package enum RFC3339 {
     /// `2026-05-04T10:15:02.123Z` for `seconds` since 1970 in UTC, with `fractionDigits` digits (0 to 6),
-    /// truncated so that a time never prints later than it is.
-    static func string(epochSeconds seconds: Double, fractionDigits: Int = 3) -> String {
+    /// truncated so that a time never prints later than it is. A time outside the years 0000–9999 that RFC 3339
+    /// can write is written as the nearest end of that range, and NaN as the epoch: times come from peers too
+    /// (a token's `expires_in`), and formatting one must never trap.
+    package static func string(epochSeconds seconds: Double, fractionDigits: Int = 3) -> String {
         string(epochMicroseconds: microseconds(epochSeconds: seconds), fractionDigits: fractionDigits)
     }
 
-    static func string(epochMicroseconds micros: Int64, fractionDigits: Int = 6) -> String {
+    package static func string(epochMicroseconds micros: Int64, fractionDigits: Int = 6) -> String {
+        let micros = min(max(micros, earliest), latest)
         let digits = max(0, min(6, fractionDigits))
         let (days, microsOfDay) = floorDivide(micros, 86_400_000_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
@@ -26,14 +30,21 @@ enum RFC3339 {
         return text + "Z"
     }
 
-    /// Seconds since 1970 as whole microseconds, rounded down.
-    static func microseconds(epochSeconds seconds: Double) -> Int64 {
-        Int64((seconds * 1_000_000).rounded(.down))
+    /// Seconds since 1970 as whole microseconds, rounded down, within the years 0000–9999 (NaN is the epoch).
+    package static func microseconds(epochSeconds seconds: Double) -> Int64 {
+        guard !seconds.isNaN else { return 0 }
+        // Bounded as a Double first (an infinite or huge one traps in `Int64(_:)`), then exactly.
+        let micros = Int64(min(max((seconds * 1_000_000).rounded(.down), -1e18), 1e18))
+        return min(max(micros, earliest), latest)
     }
+
+    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z, in microseconds since 1970.
+    static let earliest: Int64 = -62_167_219_200_000_000
+    static let latest: Int64 = 253_402_300_799_999_999
 
     /// The instant `text` names, in microseconds since 1970 (digits beyond the sixth are dropped); `nil` when
     /// it is not an RFC 3339 `date-time` (`2026-05-04T10:15:02Z`, `2026-05-04t10:15:02.5+02:00`).
-    static func epochMicroseconds(parsing text: String) -> Int64? {
+    package static func epochMicroseconds(parsing text: String) -> Int64? {
         var scanner = Scanner(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
             let month = scanner.number(digits: 2), scanner.skip("-"),
