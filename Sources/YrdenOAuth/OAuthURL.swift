@@ -1,10 +1,15 @@
+import FoundationEssentials
+
 /// An absolute `http` or `https` URL split into the parts OAuth works with.
 ///
 /// Parsing is strict on purpose: these URLs come from metadata documents and challenges that a server wrote,
-/// and they decide where the gateway sends credentials. Userinfo (`user@host`), whitespace, control
-/// characters and other schemes are refused. Scheme and host are lowercased and a default port is dropped,
-/// so two spellings of one origin compare equal; the path and query are kept byte for byte. A fragment is
-/// dropped, as RFC 8707 asks of resource indicators.
+/// and they decide where the gateway sends credentials. FoundationEssentials' RFC 3986 parser splits the text,
+/// told not to repair it, so whitespace, control characters, backslashes, a second `@`, non-ASCII text and a
+/// malformed `%` escape are refused, not encoded away; on top of it userinfo (`user@host`), other schemes, a
+/// host that is not plain ASCII letters, digits, `-`, `_` and `.` (or an IPv6 literal), and a port outside
+/// 1–65535 are refused. Scheme and host are lowercased and a default port is dropped, so two spellings of one
+/// origin compare equal; the path and query are kept byte for byte. A fragment is dropped, as RFC 8707 asks of
+/// resource indicators.
 struct OAuthURL: Sendable, Hashable, CustomStringConvertible {
     /// `http` or `https`.
     var scheme: String
@@ -18,27 +23,16 @@ struct OAuthURL: Sendable, Hashable, CustomStringConvertible {
     var query: String?
 
     init?(_ text: String) {
-        guard text.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }), let colon = text.firstIndex(of: ":") else {
-            return nil
-        }
-        let scheme = text[..<colon].lowercased()
-        guard scheme == "http" || scheme == "https", text[colon...].hasPrefix("://") else { return nil }
-        var rest = text[text.index(colon, offsetBy: 3)...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard !authority.contains("@"), let hostAndPort = Self.hostAndPort(authority) else { return nil }
-        let remainder = rest[authorityEnd...]
-        if let question = remainder.firstIndex(of: "?") {
-            path = String(remainder[..<question])
-            query = String(remainder[remainder.index(after: question)...])
-        } else {
-            path = String(remainder)
-            query = nil
-        }
+        guard let parts = URLComponents(string: text, encodingInvalidCharacters: false),
+            let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            parts.percentEncodedUser == nil, parts.percentEncodedPassword == nil,
+            let host = parts.percentEncodedHost.flatMap(Self.host), let port = Self.port(of: parts)
+        else { return nil }
         self.scheme = scheme
-        host = hostAndPort.host
-        port = hostAndPort.port == (scheme == "https" ? 443 : 80) ? nil : hostAndPort.port
+        self.host = host
+        self.port = port == (scheme == "https" ? 443 : 80) ? nil : port
+        path = parts.percentEncodedPath
+        query = parts.percentEncodedQuery
     }
 
     /// `scheme://host[:port]`: where a request goes, and what a token is bound to.
@@ -81,30 +75,49 @@ struct OAuthURL: Sendable, Hashable, CustomStringConvertible {
         return parent.hasSuffix("/") ? child.hasPrefix(parent) : child.hasPrefix(parent + "/")
     }
 
-    /// `host[:port]` split, with the host lowercased; nil for an empty host or a port outside 1–65535.
-    private static func hostAndPort(_ authority: Substring) -> (host: String, port: Int?)? {
-        var host = authority
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { return nil }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
+    /// The host lowercased; nil unless it is a name or IPv4 address of ASCII letters, digits, `-`, `_` and `.`,
+    /// or an IPv6 literal in brackets. A percent-encoded host (`x%2Eexample`, `a%40b`) is refused: it would be
+    /// one host to this check and another once decoded.
+    private static func host(_ text: String) -> String? {
+        let bytes = text.utf8
+        if bytes.first == UInt8(ascii: "[") {
+            let inner = bytes.dropFirst().dropLast()
+            guard bytes.last == UInt8(ascii: "]"), inner.contains(UInt8(ascii: ":")),
+                inner.allSatisfy({ $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") || $0.isASCIIHexDigit })
+            else { return nil }
+        } else {
+            guard !bytes.isEmpty,
+                bytes.allSatisfy({
+                    $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                        || $0 == UInt8(ascii: ".")
+                })
+            else { return nil }
         }
-        guard !host.isEmpty, host != "[]" else { return nil }
-        var port: Int?
-        if let portText, !portText.isEmpty {
-            guard portText.allSatisfy(\.isASCII), let value = Int(portText), (1...65535).contains(value) else {
-                return nil
-            }
-            port = value
+        return text.lowercased()
+    }
+
+    /// The port as written (FoundationEssentials' own `port` is nil for one too large for an `Int`, as if
+    /// none were written); `.some(nil)` for none or an empty one, nil for one outside 1–65535.
+    private static func port(of parts: URLComponents) -> Int?? {
+        guard let range = parts.rangeOfPort, let string = parts.string, !string[range].isEmpty else {
+            return .some(nil)
         }
-        return (host.lowercased(), port)
+        let digits = string[range].utf8
+        guard digits.count <= 5, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+            let value = Int(string[range]), (1...65535).contains(value)
+        else { return nil }
+        return value
+    }
+}
+
+extension UInt8 {
+    fileprivate var isASCIIHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+
+    fileprivate var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
     }
 }

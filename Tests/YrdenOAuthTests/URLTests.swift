@@ -61,6 +61,36 @@ import YrdenProtocol
         }
     }
 
+    @Test(arguments: [
+        // Userinfo, however it is hidden.
+        "http://a@b", "http://a@b@c/", "http://@x.example/", "http://:pw@x.example/", "http://user@/",
+        // Backslashes, which some parsers read as `/` and others as part of the host.
+        "http://x.example\\@evil.example/", "http://x.example\\path", "http://x.example/a\\b",
+        // Whitespace and control characters, anywhere.
+        "http://x.example/a b", "http://x.exa\u{0}mple/", "http://x.example\t/", "http://x.example/\n",
+        " http://x.example/", "http://x.example/\u{7F}",
+        // Ports that are none, or that a careless parser reads as none.
+        "http://[::1]:0", "http://x.example:99999999999999999999/", "http://x.example:65536/", "http://x.example:+80/",
+        "http://x.example:\u{FF18}\u{FF10}/", "http://x.example:80:80/",
+        // Hosts that are one thing to a check and another once decoded or normalized.
+        "http://x%2Eexample/", "http://x%40evil.example/", "http://\u{FF58}.example/", "http://x!$.example/",
+        "http://[zz]/", "http://[v1.x]/", "http://[fe80::1%25eth0]/", "http://[::1]]/",
+        // No authority, or a malformed escape.
+        "https:x.example/", "http:/x.example", "https:///path", "http://x.example/%zz",
+    ])
+    func refusesHostileURLs(_ text: String) {
+        #expect(OAuthURL(text) == nil)
+    }
+
+    @Test func normalizesWhatItAccepts() {
+        #expect(OAuthURL("HTTP://[::1]:80/")?.origin == "http://[::1]")
+        #expect(OAuthURL("http://[::FFFF:127.0.0.1]:8080")?.host == "[::ffff:127.0.0.1]")
+        #expect(OAuthURL("http://x.example:0080/a%20b?q=%41#f")?.description == "http://x.example/a%20b?q=%41")
+        #expect(OAuthURL("https://x.example:8443?")?.description == "https://x.example:8443?")
+        #expect(OAuthURL("https://x.example:/p")?.description == "https://x.example/p")
+        #expect(OAuthURL("http://my_host.internal:9/")?.origin == "http://my_host.internal:9")
+    }
+
     @Test func loopbackHosts() {
         #expect(OAuthURL("http://localhost:1/")?.isLoopback == true)
         #expect(OAuthURL("http://127.1.2.3/")?.isLoopback == true)
