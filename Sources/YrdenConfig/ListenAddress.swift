@@ -1,7 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A `HOST:PORT` listen address, IPv6 in brackets (`[::1]:8750`).
 ///
 /// Parsed by hand rather than by a resolver: the config is checked offline, and the only questions are whether
 /// the text is well formed and whether the host is loopback (which decides if an admin token is required).
+/// Not by FoundationEssentials' `URL` either: this is no URL (no scheme, userinfo, path or percent escapes), and
+/// `URL` takes any text in brackets as a host (`[zz]`) and reads a port too large for an `Int` as no port. An
+/// IPv6 literal is checked by the C library's own parser (`inet_pton`), the one that reads it to bind.
 package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     /// Without brackets.
     package var host: String
@@ -95,8 +106,12 @@ package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         return octets
     }
 
+    /// Whether `host` is an IPv6 address (no zone): eight groups, one `::`, or an IPv4 tail, as `inet_pton` reads.
     private static func isIPv6(_ host: Substring) -> Bool {
-        host.contains(":") && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        guard host.contains(":"), host.utf8.count <= 45, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." })
+        else { return false }
+        var address = in6_addr()
+        return inet_pton(AF_INET6, String(host), &address) == 1
     }
 
     private static func isHostName(_ host: Substring) -> Bool {

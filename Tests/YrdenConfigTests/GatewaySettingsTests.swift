@@ -21,6 +21,30 @@ import Testing
         #expect(throws: ListenAddress.Failure.self) { try ListenAddress.parse(text).get() }
     }
 
+    @Test(arguments: [
+        // Userinfo, paths and escapes: a listen address is no URL.
+        "user@127.0.0.1:8750", "a@b@c:1", "127.0.0.1:8750/", "127.0.0.1\\:8750", "%31.0.0.1:80", "127.0.0.1%00:80",
+        // Whitespace and control characters.
+        " 127.0.0.1:80", "127.0.0.1:80 ", "127.0.0.1:80\n", "127.0.0.1\t:80", "[::1]:80\u{0}",
+        // Ports: huge, signed, non-ASCII digits, doubled.
+        "[::1]:99999999999999999999", "127.0.0.1:65536", "127.0.0.1:+80", "127.0.0.1:\u{FF18}\u{FF10}",
+        "127.0.0.1:80:80",
+        // Brackets around what is no IPv6 address, or around a zone.
+        "[1:2]:80", "[:::]:80", "[1::2::3]:80", "[::1%eth0]:80", "[::1]]:80", "[[::1]]:80", "[v1.x]:80",
+        "[1:2:3:4:5:6:7:8:9]:80", "[::1.2.3.4.5]:80",
+    ])
+    func hostileListenAddressesFail(_ text: String) {
+        #expect(throws: ListenAddress.Failure.self) { try ListenAddress.parse(text).get() }
+    }
+
+    @Test func ipv6LiteralsAreReadAsTheCLibraryReadsThem() throws {
+        #expect(try ListenAddress.parse("[::ffff:127.0.0.1]:80").get().host == "::ffff:127.0.0.1")
+        #expect(try ListenAddress.parse("[1:2:3:4:5:6:7:8]:80").get().port == 80)
+        #expect(try ListenAddress.parse("[::1]:0").get() == ListenAddress(host: "::1", port: 0))
+        let problem = try #require(Config.problems(#"{"gateway": {"listen": "[1:2]:8750"}}"#).first)
+        #expect(problem.message == "\"1:2\" is not an IPv6 address")
+    }
+
     @Test func clientTokensExpand() throws {
         let config = try Config.decode(
             #"{"gateway": {"clientTokens": ["${A}", "literal"]}}"#,
