@@ -29,7 +29,7 @@ extension ConfigStore {
         }
         var next = document
         next.setProfile(restored, for: name)
-        try applyProfiles(of: next)
+        try await applyProfiles(of: next)
         return previous == nil
     }
 
@@ -39,15 +39,15 @@ extension ConfigStore {
         try await catchUpWithFile()
         var next = document
         guard next.removeProfile(name) else { throw .conflict("there is no profile \(name)") }
-        try applyProfiles(of: next)
+        try await applyProfiles(of: next)
     }
 
     /// Validates `next`, writes it, and gives its profiles to the gateway.
-    private func applyProfiles(of next: ConfigDocument) throws(ConfigStoreError) {
+    private func applyProfiles(of next: ConfigDocument) async throws(ConfigStoreError) {
         let config: GatewayConfig
         do { config = try next.decoded(environment: environment, source: "admin API") } catch { throw .invalid(error) }
         try commit(next)
-        gateway.setProfiles(config.profiles)
+        await gateway.setProfiles(config.profiles)
     }
 
     private static func problem(_ path: String, _ message: String) -> ConfigError {

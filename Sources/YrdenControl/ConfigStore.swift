@@ -76,7 +76,7 @@ package actor ConfigStore {
         var next = document
         next.setEntry(entry, for: id)
         try commit(next)
-        do { try gateway.addServer(spec) } catch { throw ConfigStoreError(error) }
+        do { try await gateway.addServer(spec) } catch { throw ConfigStoreError(error) }
     }
 
     /// Replaces `id`'s entry; redacted values sent back keep what is stored. True when the server restarted.
@@ -133,7 +133,7 @@ package actor ConfigStore {
         try await enter()
         defer { gate.leave() }
         try await catchUpWithFile()
-        do { try gateway.connectServer(id) } catch { throw ConfigStoreError(error) }
+        do { try await gateway.connectServer(id) } catch { throw ConfigStoreError(error) }
     }
 
     /// Stops server `id` until it is connected again, waiting at most ``stopLimit``.
@@ -215,8 +215,8 @@ package actor ConfigStore {
         }
         try check(expected, against: versions.documentTag)
         try commit(next)
-        gateway.setProfiles(config.profiles)
-        gateway.setToolPinning(config.security.toolPinning)
+        await gateway.setProfiles(config.profiles)
+        await gateway.setToolPinning(config.security.toolPinning)
         return try await reconcile(to: config.servers)
     }
 
@@ -263,8 +263,8 @@ package actor ConfigStore {
         }
         fileBytes = bytes
         adopt(next)
-        gateway.setProfiles(config.profiles)
-        gateway.setToolPinning(config.security.toolPinning)
+        await gateway.setProfiles(config.profiles)
+        await gateway.setToolPinning(config.security.toolPinning)
         return try await reconcile(to: config.servers)
     }
 

@@ -6,8 +6,8 @@ import YrdenProtocol
 extension Gateway {
     /// Replaces the profiles (the config file or the admin API changed them); their clients hear of it when
     /// their lists changed. Sessions of a profile that is gone end.
-    package func setProfiles(_ profiles: [ProfileSpec]) {
-        let removed = update { snapshot -> Set<String> in
+    package func setProfiles(_ profiles: [ProfileSpec]) async {
+        let removed = await update { snapshot -> Set<String> in
             let before = Set(snapshot.profileOrder)
             snapshot.setProfiles(profiles)
             return before.subtracting(snapshot.profileOrder)

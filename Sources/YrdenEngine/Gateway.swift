@@ -7,9 +7,9 @@ import YrdenTransport
 /// Many upstreams as one MCP server: the engine's front door.
 ///
 /// Readers (every request) take an immutable snapshot under a short lock, so routing a call never waits on
-/// another call. Writers are the upstream connections and the operator's changes: each change is applied to
-/// one server's link, the aggregate is rebuilt, every session is told which lists changed, and subscribers
-/// of ``events`` see the server's new status.
+/// another call. Writers are the upstream connections and the operator's changes: each queues its change for
+/// the one writer pass, which applies it to a server's link, rebuilds the aggregate, tells every session
+/// which lists changed and subscribers of ``events`` the server's new status, in the order it applied them.
 package final class Gateway: Sendable {
     package let settings: GatewaySettings
     package let connector: UpstreamConnector
@@ -22,9 +22,9 @@ package final class Gateway: Sendable {
     /// Every server's connection; started into ``run()``'s task group.
     let connections = UpstreamConnections()
     private let state: Mutex<Snapshot>
-    /// Serializes writers, so the aggregate is rebuilt while only writers wait: readers take ``state`` just
-    /// long enough to copy or swap the snapshot, whatever size the upstreams' catalogs are.
-    private let writer = Mutex(())
+    /// Changes waiting for the writer pass, which runs off the callers' threads: readers take ``state`` just
+    /// long enough to copy or swap the snapshot, whatever size the upstreams' catalogs are; see ``update(_:)``.
+    private let queue = SnapshotQueue()
     /// Each server's tools and prompts as prepared for the aggregate, kept between rebuilds.
     private let contributions = CatalogContributions()
     /// The merged lists' pages as clients receive them, serialized once per catalog generation.
@@ -37,8 +37,8 @@ package final class Gateway: Sendable {
     let resourceSubscriptions = ResourceSubscriptions()
     /// Every connected server's tools, indexed for profiles in search mode.
     let searchIndex = ToolSearchCatalog()
-    /// Changes waiting for the writer lock; see ``update(_:)``.
-    private let queued = Mutex<[QueuedChange]>([])
+    /// Whether a request past the startup gate's bound has asked the writer for the merge the gate waits for.
+    let startupMergeAsked = Atomic(false)
     let startedAt: ContinuousClock.Instant
     /// Holds the first `initialize` and lists until every enabled server's first attempt is over.
     let startup: StartupGate
@@ -123,7 +123,7 @@ package final class Gateway: Sendable {
     /// closes what it opened before the group, and so the run, returns.
     package func run() async {
         FreedMemory.returnLargeBlocksPromptly()
-        startConnections(snapshot.specs.filter { !$0.disabled })
+        await startConnections(snapshot.specs.filter { !$0.disabled })
         await withDiscardingTaskGroup { group in
             group.addTask { await self.expireIdleSessions() }
             group.addTask { await self.toolPins.keepSaving(failed: self.pinsNotSaved) }
@@ -167,15 +167,15 @@ package final class Gateway: Sendable {
 
     /// Makes a new connection own `spec`'s link and hands it to the run; it opens nothing before the
     /// server's previous connection, if one is still stopping, has finished.
-    func startConnection(_ spec: ServerSpec) {
-        startConnections([spec])
+    func startConnection(_ spec: ServerSpec) async {
+        await startConnections([spec])
     }
 
     /// ``startConnection(_:)`` for many servers, their links claimed in one change (200 servers at startup
     /// rebuild the aggregate once, not 200 times).
-    func startConnections(_ specs: [ServerSpec]) {
+    func startConnections(_ specs: [ServerSpec]) async {
         let owners = specs.map { _ in connections.newOwner() }
-        let owned = update { snapshot -> [Bool] in
+        let owned = await update { snapshot -> [Bool] in
             zip(specs, owners).map { spec, owner in
                 guard snapshot.links[spec.id]?.spec == spec else { return false }
                 snapshot.links[spec.id]?.owner = owner
@@ -203,47 +203,80 @@ package final class Gateway: Sendable {
 
     /// Applies a change to server `server`'s link while connection `owner` owns it (a stopped connection's
     /// late words are dropped), rebuilds the aggregate, and tells every session what changed.
-    func publish(_ server: String, owner: UInt64, _ change: (inout ServerLink) -> Void) {
-        update { snapshot in
+    func publish(_ server: String, owner: UInt64, _ change: @escaping @Sendable (inout ServerLink) -> Void) async {
+        await update { snapshot in
             guard var link = snapshot.links[server], link.owner == owner else { return }
             change(&link)
             snapshot.links[server] = link
         }
     }
 
+    /// ``publish(_:owner:_:)`` for a caller that cannot wait: the change is queued in turn and applied soon.
+    func publishSoon(_ server: String, owner: UInt64, _ change: @escaping @Sendable (inout ServerLink) -> Void) {
+        let queued = QueuedChange { snapshot in
+            if var link = snapshot.links[server], link.owner == owner {
+                change(&link)
+                snapshot.links[server] = link
+            }
+            return {}
+        }
+        if queue.offer(queued, evenIfFull: true) == .startPass { startWriterPass() }
+    }
+
     /// Changes the snapshot (any number of servers, their order), then rebuilds the aggregate and notifies
-    /// sessions and event subscribers of whatever differs. Returns once the change is applied.
+    /// sessions and event subscribers of whatever differs. Returns once the change is applied and announced.
     ///
-    /// Changes are combined: each is queued, and the writer that takes the writer lock applies every change
-    /// waiting and rebuilds the aggregate once for all of them, so 200 servers connecting together cost a few
-    /// rebuilds, not 200. The rebuild runs on a copy; the readers' lock is held only to take that copy and to
-    /// swap the result in. Whether a list changed is decided by fingerprints.
+    /// The change is queued for the one writer pass (``SnapshotQueue``), which runs on the global executor,
+    /// never on the caller's thread: a merge of a large catalog must not stall the event loop that an operator's
+    /// request or an upstream's report arrived on. The caller suspends meanwhile; no thread waits. The pass
+    /// applies every change waiting and rebuilds the aggregate once for all of them, so 200 servers connecting
+    /// together cost a few rebuilds, not 200, and it announces each batch before it takes the next, so events,
+    /// metrics and sessions hear of changes in the order they were applied. The rebuild runs on a copy; the
+    /// readers' lock is held only to take that copy and to swap the result in. Whether a list changed is
+    /// decided by fingerprints.
     @discardableResult
-    func update<Result>(_ change: (inout Snapshot) -> Result) -> Result {
-        withoutActuallyEscaping(change) { change in
-            var result: Result?
-            queued.withLock { $0.append(QueuedChange { result = change(&$0) }) }
-            // The writer that took the lock before may have applied this change already; then there is nothing
-            // left to apply here, and that writer announces it.
-            if let applied = writer.withLock({ _ in applyQueued() }) { announce(applied) }
-            return result!
+    func update<Result: Sendable>(_ change: @escaping @Sendable (inout Snapshot) -> Result) async -> Result {
+        let result = ChangeResult<Result>()
+        let queued = QueuedChange { snapshot in
+            let value = change(&snapshot)
+            return { result.deliver(value) }
+        }
+        while true {
+            switch queue.offer(queued) {
+            case .queued: return await result.value()
+            case .startPass:
+                startWriterPass()
+                return await result.value()
+            case .full: await queue.room()
+            }
         }
     }
 
-    /// Applies every queued change in order and rebuilds the aggregate; `nil` when the queue was empty.
-    /// Called only under the writer lock.
-    private func applyQueued() -> AppliedChanges? {
-        let batch = queued.withLock { queue in
-            defer { queue.removeAll() }
-            return queue
+    private func startWriterPass() {
+        // Unstructured: the pass serves every caller that queues meanwhile, not only the one that started it, and
+        // runs on the global executor whatever executor that caller prefers (the event loop's, for a request).
+        Task.detached { self.writeQueued() }
+    }
+
+    /// The writer pass: applies and announces batch after batch until no change is waiting, then hands each
+    /// batch's callers their results.
+    private func writeQueued() {
+        while let batch = queue.take() {
+            var finishers: [@Sendable () -> Void] = []
+            finishers.reserveCapacity(batch.count)
+            announce(apply(batch, finishers: &finishers))
+            finishers.forEach { $0() }
         }
-        guard !batch.isEmpty else { return nil }
+    }
+
+    /// Applies `batch` in order and rebuilds the aggregate. Called only by the writer pass.
+    private func apply(_ batch: [QueuedChange], finishers: inout [@Sendable () -> Void]) -> AppliedChanges {
         let before = state.withLock { $0 }
         var snapshot = before
         var events: [GatewayEvent] = []
         for change in batch {
             let previous = snapshot
-            change.apply(&snapshot)
+            finishers.append(change.apply(&snapshot))
             // In a batch, each change's own steps are announced (a server connecting, then connected); the
             // counts they carry catch up in the catalog events below.
             if batch.count > 1 { events += GatewayEvent.changes(from: previous, to: snapshot) }
@@ -274,7 +307,7 @@ package final class Gateway: Sendable {
             snapshot.catalog.conflicts + snapshot.profileOrder.flatMap { snapshot.profiles[$0]?.conflicts ?? [] }
         let newConflicts = conflicts.filter { !known.contains($0) }
         state.withLock { [snapshot] in $0 = snapshot }
-        // Under the writer lock, so the index follows the snapshots in their order.
+        // By the one writer, so the index follows the snapshots in their order.
         searchIndex.update(snapshot, changedServers: changedByServer.filter { $0.value.contains(.tools) }.keys)
         events += GatewayEvent.changes(from: batch.count > 1 ? applied : before, to: snapshot)
         return AppliedChanges(
@@ -313,9 +346,12 @@ package final class Gateway: Sendable {
     }
 
     /// Tells the log, the startup gate, metrics, event subscribers and every session what a batch changed.
+    /// Called only by the writer pass, so every batch is told in the order it was applied (and the state gauge
+    /// ends at the state the snapshot holds).
     private func announce(_ applied: AppliedChanges) {
         for conflict in applied.conflicts { logger.warning("catalog conflict: \(conflict)") }
-        if !startup.isOpen, startup.settles(applied.after) { startup.open() }
+        // The gate opens once its merge is done, so whoever it releases reads the whole catalog.
+        if !startup.isOpen, !applied.after.mergePending, startupSettled(applied.after) { startup.open() }
         recordStates(applied.events)
         events.publish(applied.events)
         guard !applied.changedKinds.isEmpty || !applied.changedByServer.isEmpty || !applied.changedByProfile.isEmpty
@@ -346,16 +382,4 @@ package final class Gateway: Sendable {
         }
     }
 
-}
-
-/// A change to the snapshot waiting for the writer lock, applied by whichever writer takes it next.
-///
-/// Unchecked: `apply` runs only under the writer lock, while the caller that queued it waits for that same
-/// lock, so it never runs concurrently with its caller or with another change.
-private final class QueuedChange: @unchecked Sendable {
-    let apply: (inout Gateway.Snapshot) -> Void
-
-    init(_ apply: @escaping (inout Gateway.Snapshot) -> Void) {
-        self.apply = apply
-    }
 }

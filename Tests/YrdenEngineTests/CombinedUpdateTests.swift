@@ -14,7 +14,7 @@ import YrdenProtocol
         let results = await withTaskGroup(of: (Int, Int).self) { group in
             for index in 0..<writers {
                 group.addTask {
-                    let result = gateway.update { snapshot -> Int in
+                    let result = await gateway.update { snapshot -> Int in
                         snapshot.order.append("writer\(index)")
                         return index * 10
                     }
@@ -32,32 +32,74 @@ import YrdenProtocol
 
     /// A change that leaves every connected server's lists, prefix and filter as they were keeps the merged
     /// catalog as it is, without merging again; a change of a list merges anew.
-    @Test func onlyAChangeOfTheMergedInputsRebuildsTheAggregate() {
+    @Test func onlyAChangeOfTheMergedInputsRebuildsTheAggregate() async {
         let spec = ServerSpec(id: "a", transport: .stdio(command: "x", args: [], env: [:], cwd: nil))
         let gateway = Gateway(config: GatewayConfig(servers: [spec]), logger: Logger(label: "test"))
         let tools: [JSONObject] = [["name": "x", "inputSchema": ["type": "object"]]]
-        gateway.update { snapshot in
+        await gateway.update { snapshot in
             snapshot.links["a"]?.state = .connected(since: .now)
             snapshot.links["a"]?.catalog = ServerCatalog(tools: tools)
         }
         let merged = gateway.snapshot.catalog
         #expect(merged.toolRoutes["a__x"] != nil)
 
-        gateway.update { $0.links["a"]?.state = .connected(since: .now) }
-        gateway.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools) }  // equal lists, built apart
+        await gateway.update { $0.links["a"]?.state = .connected(since: .now) }
+        await gateway.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools) }  // equal lists, built apart
         #expect(gateway.snapshot.catalog === merged)
 
-        gateway.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools + [["name": "y"]]) }
+        await gateway.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools + [["name": "y"]]) }
         #expect(gateway.snapshot.catalog !== merged)
         #expect(gateway.snapshot.catalog.toolRoutes["a__y"] != nil)
 
-        gateway.update { $0.links["a"]?.state = .disconnected }
+        await gateway.update { $0.links["a"]?.state = .disconnected }
         #expect(gateway.snapshot.catalog.tools.isEmpty)
     }
 
-    @Test func aChangeIsVisibleToReadersWhenUpdateReturns() {
+    /// Writers on many threads each move one server to its next attempt: subscribers must see every attempt,
+    /// in the order the writer applied them, and the sequence numbers must rise with them. (A writer that
+    /// applied another's change and announced it after releasing its lock let a later state out first.)
+    @Test func eventsComeInTheOrderTheChangesWereApplied() async {
+        let spec = ServerSpec(id: "a", transport: .stdio(command: "x", args: [], env: [:], cwd: nil), disabled: true)
+        let gateway = Gateway(config: GatewayConfig(servers: [spec]), logger: Logger(label: "test"))
+        let events = gateway.events.subscribe()
+        let writers = 8
+        let changes = 100
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<writers {
+                group.addTask {
+                    for _ in 0..<changes {
+                        await gateway.update { snapshot in
+                            guard var link = snapshot.links["a"] else { return }
+                            if case .connecting(let attempt) = link.state {
+                                link.state = .connecting(attempt: attempt + 1)
+                            } else {
+                                link.state = .connecting(attempt: 1)
+                            }
+                            snapshot.links["a"] = link
+                        }
+                    }
+                }
+            }
+        }
+        var attempts: [Int] = []
+        var sequence: [UInt64] = []
+        for await numbered in events {
+            guard case .serverState(let status) = numbered.event, case .connecting(let attempt) = status.state else {
+                continue
+            }
+            attempts.append(attempt)
+            sequence.append(numbered.sequence)
+            if attempts.count == writers * changes { break }
+        }
+        let lateAttempt = zip(attempts, attempts.dropFirst()).first { $0 + 1 != $1 }
+        #expect(attempts.count == writers * changes && lateAttempt == nil, "announced out of order: \(lateAttempt!)")
+        let lateNumber = zip(sequence, sequence.dropFirst()).first { $0 + 1 != $1 }
+        #expect(sequence.first == 1 && lateNumber == nil, "numbered out of order: \(lateNumber!)")
+    }
+
+    @Test func aChangeIsVisibleToReadersWhenUpdateReturns() async {
         let gateway = Gateway(config: GatewayConfig(servers: []), logger: Logger(label: "test"))
-        gateway.update { $0.order.append("one") }
+        await gateway.update { $0.order.append("one") }
         #expect(gateway.snapshot.order == ["one"])
     }
 }

@@ -18,10 +18,10 @@ import YrdenTesting
     }
 
     /// Collects what `events` delivers until `count` events arrived.
-    private func take(_ count: Int, from stream: AsyncStream<GatewayEvent>) async -> [GatewayEvent] {
+    private func take(_ count: Int, from stream: AsyncStream<SequencedEvent>) async -> [GatewayEvent] {
         var events: [GatewayEvent] = []
-        for await event in stream {
-            events.append(event)
+        for await numbered in stream {
+            events.append(numbered.event)
             if events.count == count { break }
         }
         return events
@@ -30,7 +30,7 @@ import YrdenTesting
     @Test func addingAServerAppendsItAndAnnouncesIt() async throws {
         let gateway = gateway(spec("a"))
         let events = gateway.events.subscribe()
-        try gateway.addServer(spec("b"))
+        try await gateway.addServer(spec("b"))
         #expect(gateway.snapshot.order == ["a", "b"])
         let seen = await take(1, from: events)
         guard case .serverAdded(let status) = seen.first else {
@@ -41,9 +41,9 @@ import YrdenTesting
         #expect(status.state == .disabled)
     }
 
-    @Test func addingAnExistingIDIsRefused() throws {
+    @Test func addingAnExistingIDIsRefused() async throws {
         let gateway = gateway(spec("a"))
-        #expect(throws: ControlError.duplicateServer("a")) { try gateway.addServer(spec("a")) }
+        await #expect(throws: ControlError.duplicateServer("a")) { try await gateway.addServer(spec("a")) }
     }
 
     @Test func removingAServerAnnouncesItAndUnknownIDsAreRefused() async throws {
@@ -62,9 +62,9 @@ import YrdenTesting
         #expect(gateway.snapshot.links["a"]?.spec.transport == spec("a", command: "false").transport)
     }
 
-    @Test func connectingADisabledServerIsAConflict() {
+    @Test func connectingADisabledServerIsAConflict() async {
         let gateway = gateway(spec("a"))
-        #expect(throws: ControlError.self) { try gateway.connectServer("a") }
+        await #expect(throws: ControlError.self) { try await gateway.connectServer("a") }
     }
 
     @Test func reconcileAddsRemovesRestartsAndKeepsTheNewOrder() async {
@@ -111,7 +111,7 @@ import YrdenTesting
         let gateway = running.gateway
         let stoppedInTime = try await gateway.removeServer("a", stopLimit: .milliseconds(50))
         #expect(!stoppedInTime)
-        try gateway.addServer(stdioSpec("a"))
+        try await gateway.addServer(stdioSpec("a"))
         #expect(await running.until { $0.links["a"]?.state.isConnected == true })
         #expect(running.channels.journal.elements == ["open a", "closed a", "open a"])
         await running.stop()

@@ -53,7 +53,7 @@ import YrdenTesting
         let sessions = [try await running.openSession(), try await running.openSession()]
         let inboxes = sessions.map { Recording.following($0.openNotificationStream()) }
 
-        try running.gateway.addServer(stdioSpec("b"))
+        try await running.gateway.addServer(stdioSpec("b"))
         #expect(await running.connected("b"))
         for inbox in inboxes {
             #expect(await inbox.count(atLeast: 1, where: Self.isToolsChanged), "b's tools arrived")

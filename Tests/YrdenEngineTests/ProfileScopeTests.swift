@@ -12,12 +12,12 @@ import YrdenTesting
         (answer.result?[key]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
     }
 
-    private static func running(_ profiles: [ProfileSpec]) -> RunningGateway {
+    private static func running(_ profiles: [ProfileSpec]) async -> RunningGateway {
         let channels = FakeUpstreams()
         channels["a"].change { $0.tools = [FakeUpstreamScript.tool("echo"), FakeUpstreamScript.tool("secret")] }
         channels["b"].change { $0.tools = [FakeUpstreamScript.tool("other")] }
         let running = RunningGateway([stdioSpec("a"), stdioSpec("b")], channels: channels)
-        running.gateway.setProfiles(profiles)
+        await running.gateway.setProfiles(profiles)
         return running
     }
 
@@ -29,7 +29,7 @@ import YrdenTesting
             rename: ["a__echo": "say"],
             descriptions: ["say": "Says it back."]
         )
-        let running = Self.running([coding])
+        let running = await Self.running([coding])
         #expect(await running.connected("a", "b"))
         let session = try await running.openSession(scope: .profile("coding"))
         let listed = await running.send(MCPMethod.toolsList, in: session)
@@ -47,7 +47,7 @@ import YrdenTesting
 
     @Test func twoNamesRenamedAlikeAreAClashReportedNotADroppedTool() async throws {
         let clash = ProfileSpec(name: "clash", rename: ["b__other": "a__echo"])
-        let running = Self.running([clash])
+        let running = await Self.running([clash])
         #expect(await running.connected("a", "b"))
         let view = try #require(running.gateway.snapshot.profiles["clash"])
         #expect(view.visibleTools.compactMap { $0["name"]?.stringValue } == ["a__echo", "a__secret"])
@@ -56,7 +56,7 @@ import YrdenTesting
     }
 
     @Test func onlyTheProfileWhoseListChangedHearsOfIt() async throws {
-        let running = Self.running([
+        let running = await Self.running([
             ProfileSpec(name: "onlyA", servers: ["a"]), ProfileSpec(name: "onlyB", servers: ["b"]),
         ])
         #expect(await running.connected("a", "b"))
@@ -73,7 +73,9 @@ import YrdenTesting
     }
 
     @Test func searchModeFindsTheProfilesToolsAndCallsThem() async throws {
-        let running = Self.running([ProfileSpec(name: "find", tools: ToolFilter(deny: ["b__*"]), toolMode: .search)])
+        let running = await Self.running([
+            ProfileSpec(name: "find", tools: ToolFilter(deny: ["b__*"]), toolMode: .search)
+        ])
         #expect(await running.connected("a", "b"))
         let session = try await running.openSession(scope: .profile("find"))
         #expect(Self.names(await running.send(MCPMethod.toolsList, in: session)) == ["search_tools", "call_tool"])

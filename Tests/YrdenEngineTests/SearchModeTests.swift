@@ -8,7 +8,7 @@ import YrdenTesting
 /// What an agent gets from `search_tools`: the tool that serves a plainly worded need, and never an empty answer
 /// while the profile has tools (weak matches come back marked as such).
 @Suite struct SearchModeTests {
-    private static func running() -> RunningGateway {
+    private static func running() async -> RunningGateway {
         let channels = FakeUpstreams()
         channels["cal"].change {
             $0.tools = [
@@ -38,7 +38,7 @@ import YrdenTesting
             [stdioSpec("cal"), stdioSpec("tasks"), stdioSpec("ci"), stdioSpec("files")],
             channels: channels
         )
-        running.gateway.setProfiles([
+        await running.gateway.setProfiles([
             ProfileSpec(name: "assistant", toolMode: .search),
             ProfileSpec(name: "onlyFiles", servers: ["files"], toolMode: .search),
         ])
@@ -63,7 +63,7 @@ import YrdenTesting
     }
 
     @Test func plainNeedsFindTheirToolAmongTheFirstThree() async throws {
-        let running = Self.running()
+        let running = await Self.running()
         #expect(await running.connected("cal", "tasks", "ci", "files"))
         let session = try await running.openSession(scope: .profile("assistant"))
         for (need, wanted) in [
@@ -79,7 +79,7 @@ import YrdenTesting
     }
 
     @Test func noMatchStillAnswersTheProfilesToolsMarkedWeak() async throws {
-        let running = Self.running()
+        let running = await Self.running()
         #expect(await running.connected("cal", "tasks", "ci", "files"))
         let session = try await running.openSession(scope: .profile("onlyFiles"))
         for query in ["xyzzy plugh", "what can you do for me", "schedule a meeting"] {

@@ -58,18 +58,18 @@ import YrdenProtocol
         )
     }
 
-    @Test func aServerWithinItsConnectTimeoutHoldsTheGatePastStartupWait() {
+    @Test func aServerWithinItsConnectTimeoutHoldsTheGatePastStartupWait() async {
         let gateway = Self.gateway(connect: .seconds(600), .seconds(600))
         #expect(!gateway.startup.isOpen, "startupWait 0 does not open it: each server's own bound does")
-        gateway.update { $0.links["a"]?.state = .connected(since: .now) }
+        await gateway.update { $0.links["a"]?.state = .connected(since: .now) }
         #expect(!gateway.startup.isOpen)
-        gateway.update { $0.links["b"]?.state = .connecting(attempt: 2) }
+        await gateway.update { $0.links["b"]?.state = .connecting(attempt: 2) }
         #expect(gateway.startup.isOpen)
     }
 
     @Test func aServerPastItsOwnConnectTimeoutNoLongerHoldsIt() async {
         let gateway = Self.gateway(connect: .milliseconds(50), .seconds(600))
-        gateway.update { $0.links["b"]?.state = .connected(since: .now) }
+        await gateway.update { $0.links["b"]?.state = .connected(since: .now) }
         #expect(!gateway.startup.isOpen)
         let started = ContinuousClock.now
         await gateway.awaitStartup()
@@ -92,9 +92,9 @@ import YrdenProtocol
         )
     }
 
-    @Test func aServerConnectingFirstIsMergedWhenTheLastFirstAttemptEnds() {
+    @Test func aServerConnectingFirstIsMergedWhenTheLastFirstAttemptEnds() async {
         let gateway = Self.gateway(startupWait: .seconds(600))
-        gateway.update { snapshot in
+        await gateway.update { snapshot in
             snapshot.links["a"]?.state = .connected(since: .now)
             snapshot.links["a"]?.catalog = ServerCatalog(tools: Self.tools)
         }
@@ -102,7 +102,7 @@ import YrdenProtocol
         #expect(gateway.snapshot.catalog.tools.isEmpty)
         #expect(!gateway.startup.isOpen)
 
-        gateway.update { $0.links["b"]?.state = .connecting(attempt: 2) }
+        await gateway.update { $0.links["b"]?.state = .connecting(attempt: 2) }
         #expect(!gateway.snapshot.mergePending)
         #expect(gateway.snapshot.catalog.toolRoutes["a__x"] != nil)
         #expect(gateway.startup.isOpen)
@@ -110,7 +110,7 @@ import YrdenProtocol
 
     @Test func theDeadlineMergesWhatConnectedBeforeTheGateOpens() async {
         let gateway = Self.gateway(startupWait: .milliseconds(100))
-        gateway.update { snapshot in
+        await gateway.update { snapshot in
             snapshot.links["a"]?.state = .connected(since: .now)
             snapshot.links["a"]?.catalog = ServerCatalog(tools: Self.tools)
         }

@@ -55,9 +55,9 @@ import YrdenTesting
         #expect(bare.error?.message.hasPrefix("Tool echo is withheld") == true, "an app's bare name is told too")
         #expect(await inbox.first { $0.method == MCPMethod.toolsListChanged } != nil)
         let changed = await events.first {
-            if case .toolPin(let event) = $0 { event.change.kind == .changed } else { false }
+            if case .toolPin(let event) = $0.event { event.change.kind == .changed } else { false }
         }
-        guard case .toolPin(let event)? = changed else { Issue.record("no tool.changed event"); return }
+        guard case .toolPin(let event)? = changed?.event else { Issue.record("no tool.changed event"); return }
         #expect(event.withheld && event.change.tool == "echo" && event.change.diff.fields == ["description"])
         let line = running.gateway.logRing("a")?.recent().last { $0.event == "pinning" }
         #expect(line?.level == .warning)
@@ -90,7 +90,7 @@ import YrdenTesting
 
     @Test func aClientOfAProfileIsRefusedToo() async throws {
         let running = Self.running(.enforce)
-        running.gateway.setProfiles([ProfileSpec(name: "p", servers: ["a"])])
+        await running.gateway.setProfiles([ProfileSpec(name: "p", servers: ["a"])])
         #expect(await running.connected("a"))
         let profile = try await running.openSession(scope: .profile("p"))
         await Self.rugPull(running)
@@ -112,8 +112,8 @@ import YrdenTesting
         #expect(tools.count == 1)
         #expect(tools.first?["_meta"]?[ToolPinMarks.metaKey] == ["state": "changed", "changedFields": ["description"]])
         #expect(await running.call("a__echo", id: .int(2), in: session).result != nil)
-        let event = await events.first { if case .toolPin = $0 { true } else { false } }
-        guard case .toolPin(let pinEvent)? = event else { Issue.record("no event"); return }
+        let event = await events.first { if case .toolPin = $0.event { true } else { false } }
+        guard case .toolPin(let pinEvent)? = event?.event else { Issue.record("no event"); return }
         #expect(!pinEvent.withheld && pinEvent.change.kind == .changed)
         await running.stop()
     }

@@ -380,16 +380,22 @@ class AdminEvents:
         self.gw = gw
         self.http = http
         self.events: list[tuple[str, dict[str, Any]]] = []
+        self.ids: list[int | None] = []  # each event's `id:` (its sequence number), in step with ``events``
         self.ended = False
         self._arrived = anyio.Event()
 
     async def _read(self, response: httpx2.Response) -> None:
         name = "message"
+        event_id: int | None = None
         try:
             async for line in response.aiter_lines():
                 if line.startswith("event:"):
                     name = line[6:].strip()
+                elif line.startswith("id:"):
+                    event_id = int(line[3:].strip())
                 elif line.startswith("data:"):
+                    self.ids.append(event_id)
+                    event_id = None
                     self.events.append((name, json.loads(line[5:].strip())))
                     self._arrived.set()
                     self._arrived = anyio.Event()

@@ -30,7 +30,7 @@ package struct SignInControl: Sendable {
             // The failure is in the progress (failed, with the reason) the caller gets back.
         }
         // A server already running is left as it is: its connection is waiting for this sign-in.
-        if !spec.disabled { try gateway.connectServer(id) }
+        if !spec.disabled { try await gateway.connectServer(id) }
         return SignInStatus(await session.progress)
     }
 

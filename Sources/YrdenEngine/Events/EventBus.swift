@@ -1,26 +1,30 @@
 import Synchronization
 
-/// Hands every ``GatewayEvent`` to each current subscriber, without ever waiting on one.
+/// Hands every ``GatewayEvent`` to each current subscriber, numbered in the order published, without ever
+/// waiting on one.
 ///
-/// A subscriber that does not keep up loses the oldest of its undelivered events, never the gateway's time:
-/// events are published while the gateway's state lock has just been released, on whatever task made the
-/// change.
+/// A subscriber that does not keep up loses the oldest of its undelivered events, never the gateway's time.
+/// The gateway's writer publishes each batch of changes after applying it and before applying the next, so
+/// the numbers follow the order of application; pinning's reports are published by whoever observed them.
 package final class EventBus: Sendable {
     private struct Subscribers {
         var next = 0
-        var continuations: [Int: AsyncStream<GatewayEvent>.Continuation] = [:]
+        var continuations: [Int: AsyncStream<SequencedEvent>.Continuation] = [:]
     }
 
     private let subscribers = Mutex(Subscribers())
+    /// The last sequence number handed out. Held while a batch is numbered and handed over, so every subscriber
+    /// receives events in the order of their numbers, whichever threads publish.
+    private let lastSequence = Mutex<UInt64>(0)
     /// Events kept per subscriber that has not read them yet.
     static let backlog = 1024
 
     package init() {}
 
     /// A stream of every event published from now on; it ends when the consumer stops iterating.
-    package func subscribe() -> AsyncStream<GatewayEvent> {
+    package func subscribe() -> AsyncStream<SequencedEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: GatewayEvent.self,
+            of: SequencedEvent.self,
             bufferingPolicy: .bufferingNewest(Self.backlog)
         )
         let id = subscribers.withLock { subscribers in
@@ -36,11 +40,18 @@ package final class EventBus: Sendable {
 
     package var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }
 
+    /// Numbers `events` and hands them to every subscriber. A yield only buffers the event and makes the
+    /// subscriber's task runnable elsewhere (never here: the gateway publishes from no thread that runs tasks
+    /// inline), so holding ``lastSequence`` meanwhile cannot wait on a subscriber.
     func publish(_ events: [GatewayEvent]) {
         guard !events.isEmpty else { return }
-        let continuations = subscribers.withLock { Array($0.continuations.values) }
-        for continuation in continuations {
-            for event in events { continuation.yield(event) }
+        lastSequence.withLock { last in
+            let continuations = subscribers.withLock { Array($0.continuations.values) }
+            for event in events {
+                last += 1
+                let numbered = SequencedEvent(sequence: last, event: event)
+                for continuation in continuations { continuation.yield(numbered) }
+            }
         }
     }
 

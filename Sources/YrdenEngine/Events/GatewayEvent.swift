@@ -30,6 +30,15 @@ package enum GatewayEvent: Sendable, Hashable {
     }
 }
 
+/// An event with its place in the order the gateway announced it.
+package struct SequencedEvent: Sendable, Hashable {
+    /// One more than the event published before it: rises in the order events were announced, which for a
+    /// server's changes is the order they were applied. A subscriber that sees a gap lost events (it read too
+    /// slowly, and the oldest of its backlog were dropped).
+    package let sequence: UInt64
+    package let event: GatewayEvent
+}
+
 /// A change to one pinned tool, with what the gateway does about it.
 package struct ToolPinEvent: Sendable, Hashable {
     package var change: PinChange

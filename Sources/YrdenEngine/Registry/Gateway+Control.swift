@@ -26,8 +26,8 @@ extension Gateway {
     package static let stopLimit: Duration = .seconds(10)
 
     /// Adds a server and starts connecting it (unless disabled); every session hears of its tools once it is up.
-    package func addServer(_ spec: ServerSpec) throws(ControlError) {
-        let added = update { snapshot -> Bool in
+    package func addServer(_ spec: ServerSpec) async throws(ControlError) {
+        let added = await update { snapshot -> Bool in
             guard snapshot.links[spec.id] == nil else { return false }
             snapshot.links[spec.id] = ServerLink(spec: spec)
             snapshot.order.append(spec.id)
@@ -35,7 +35,7 @@ extension Gateway {
         }
         guard added else { throw .duplicateServer(spec.id) }
         log.append("server \(spec.id) added", event: "config", metadata: ["server": spec.id])
-        if !spec.disabled { startConnection(spec) }
+        if !spec.disabled { await startConnection(spec) }
     }
 
     /// Replaces a server's spec. The server is restarted only when the spec differs; `restarted` says whether
@@ -49,12 +49,12 @@ extension Gateway {
         guard let old = snapshot.links[spec.id]?.spec else { throw .unknownServer(spec.id) }
         guard old != spec else { return (false, true) }
         let late = await stopConnections([spec.id], within: limit)
-        update { snapshot in
+        await update { snapshot in
             guard let previous = snapshot.links[spec.id] else { return }
             snapshot.links[spec.id] = ServerLink(spec: spec, previous: previous)
         }
         log.append("server \(spec.id) reconfigured", event: "config", metadata: ["server": spec.id])
-        if !spec.disabled { startConnection(spec) }
+        if !spec.disabled { await startConnection(spec) }
         return (true, late.isEmpty)
     }
 
@@ -64,7 +64,7 @@ extension Gateway {
     package func removeServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
         guard snapshot.links[id] != nil else { throw .unknownServer(id) }
         let late = await stopConnections([id], within: limit)
-        update { snapshot in
+        await update { snapshot in
             snapshot.links.removeValue(forKey: id)
             snapshot.order.removeAll { $0 == id }
         }
@@ -76,12 +76,12 @@ extension Gateway {
 
     /// Starts connecting a server that is disconnected or gave up; one connected, connecting or waiting for
     /// its next retry is left as it is.
-    package func connectServer(_ id: String) throws(ControlError) {
+    package func connectServer(_ id: String) async throws(ControlError) {
         guard let spec = snapshot.links[id]?.spec else { throw .unknownServer(id) }
         guard !spec.disabled else {
             throw .conflict("server \(id) is disabled; enable it (\"disabled\": false) before connecting it")
         }
-        guard let connection = connections.connection(id) else { return startConnection(spec) }
+        guard let connection = connections.connection(id) else { return await startConnection(spec) }
         guard connection.inbox.send(.connect) else { throw Self.busy(id) }
     }
 
@@ -113,7 +113,7 @@ extension Gateway {
             throw .conflict("server \(id) is disabled; enable it (\"disabled\": false) before connecting it")
         }
         guard connections.connection(id) != nil else {
-            startConnection(spec)
+            await startConnection(spec)
             return true
         }
         return try await command(.restart, to: id, within: limit)
@@ -170,8 +170,9 @@ extension Gateway {
         changes.restarted = restarting.map(\.id)
         changes.added = added.map(\.id)
         changes.stillStopping = await stopConnections(changes.removed + changes.restarted, within: limit)
-        update { snapshot in
-            for id in changes.removed { snapshot.links.removeValue(forKey: id) }
+        let removed = changes.removed
+        await update { [restarting, added] snapshot in
+            for id in removed { snapshot.links.removeValue(forKey: id) }
             for spec in restarting + added {
                 snapshot.links[spec.id] = ServerLink(spec: spec, previous: snapshot.links[spec.id])
             }
@@ -188,7 +189,7 @@ extension Gateway {
         for spec in added {
             log.append("server \(spec.id) added", event: "config", metadata: ["server": spec.id])
         }
-        startConnections((restarting + added).filter { !$0.disabled })
+        await startConnections((restarting + added).filter { !$0.disabled })
         return changes
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import YrdenConfig
 import YrdenTransport
 
@@ -9,7 +10,8 @@ import YrdenTransport
 /// whichever comes first (see ``StartupBound``). A server added later never closes it again. A waiter is a
 /// continuation the opening resumes (an event, not a poll); its own timer ends its wait at the next bound
 /// (the deadline, or a server's own), cancelling its task ends it too, and past ``maxWaiters`` a request is
-/// answered at once rather than held. The gateway opens the gate, after the merge it put off until then.
+/// answered at once rather than held. The gateway's writer opens the gate, after the merge it put off until
+/// then, so no request's handler runs that merge.
 final class StartupGate: Sendable {
     /// Requests held at once; beyond this, a request does not wait (bounded memory under a flood).
     static let maxWaiters = 4096
@@ -82,6 +84,12 @@ final class StartupGate: Sendable {
         return next
     }
 
+    /// Returns once the gate is open (or past ``maxWaiters``, at once), whatever the deadline: for a request
+    /// whose wait is over while the writer merges what the gate held back.
+    func waitUntilOpen() async {
+        await opened.wait()
+    }
+
     /// Returns once the gate is open, `until` (at the latest the deadline) has passed, or the calling task is
     /// cancelled.
     func wait(until: ContinuousClock.Instant? = nil) async {
@@ -136,7 +144,7 @@ extension Gateway {
             await startup.wait(until: startup.nextBound(snapshot))
             if Task.isCancelled { return }  // the waiter was cancelled
         }
-        openStartup()
+        await openStartup()
     }
 
     /// Whether the aggregate is read yet: the startup gate is open, or would be opened by this snapshot (every
@@ -146,9 +154,15 @@ extension Gateway {
     }
 
     /// Opens the startup gate once the merge it held back is done, so whoever finds the gate open reads the
-    /// whole catalog.
-    func openStartup() {
-        if snapshot.mergePending { update { _ in } }
-        startup.open()
+    /// whole catalog. The merge is the writer's (off the event loop): the first request past the bound asks
+    /// for it, and it and every other request wait, suspended, for the writer to open the gate after it.
+    func openStartup() async {
+        guard !startup.isOpen else { return }
+        if startupMergeAsked.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+            await update { _ in }
+            startup.open()
+        } else {
+            await startup.waitUntilOpen()
+        }
     }
 }

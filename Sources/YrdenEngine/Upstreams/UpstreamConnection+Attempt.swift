@@ -181,7 +181,7 @@ extension UpstreamConnection {
                 catalog = refreshed
                 if Task.isCancelled { return nil }
                 let pinMarks = kinds.contains(.tools) ? gateway.pinTools(of: spec.id, refreshed) : nil
-                publishLink {
+                await publishLink { [refreshed] in
                     $0.catalog = refreshed
                     if let pinMarks { $0.adopt(pinMarks) }
                 }

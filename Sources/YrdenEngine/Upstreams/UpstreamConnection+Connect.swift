@@ -20,7 +20,7 @@ extension UpstreamConnection {
         do {
             let connected = try await handshake(try openClient(authorizer: authorizer))
             if gateway.snapshot.links[spec.id]?.fellBackToSSE == true {
-                publishLink { $0.fellBackToSSE = false }
+                await publishLink { $0.fellBackToSSE = false }
             }
             return connected
         } catch  where Self.fallbackStatuses.contains(error.httpStatus ?? 0) {
@@ -29,7 +29,7 @@ extension UpstreamConnection {
             do {
                 let connected = try await handshake(try openLegacySSE(url: url, headers: headers, auth: auth))
                 noteTransport("the server speaks the legacy HTTP+SSE transport; connected over it")
-                publishLink { $0.fellBackToSSE = true }
+                await publishLink { $0.fellBackToSSE = true }
                 return connected
             } catch {
                 throw UpstreamError(

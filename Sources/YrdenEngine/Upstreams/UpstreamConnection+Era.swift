@@ -39,7 +39,7 @@ extension UpstreamConnection {
             if !knownToBeOfTheHandshakeEra, let modern = try await probe(client) { return modern }
             switch try await initializeExchange(client) {
             case .connected(let handshake):
-                remember(.handshake)
+                await remember(.handshake)
                 return handshake
             case .modernOnly(let refusal):
                 if let modern = try await probe(client) { return modern }
@@ -57,19 +57,19 @@ extension UpstreamConnection {
         switch try await client.discover(Self.modernStamp, timeout: spec.timeouts.discover) {
         case .modern(let handshake):
             client.adopt(Self.modernStamp)
-            remember(.modern)
+            await remember(.modern)
             return handshake
         case .handshakeEra(let reason):
             logger.debug("the server is of the handshake era", metadata: ["reason": "\(reason)"])
-            remember(.handshake)
+            await remember(.handshake)
             return nil
         }
     }
 
     /// Keeps the era found for the server's life in the gateway (its link), from this attempt on.
-    private func remember(_ era: UpstreamEra) {
+    private func remember(_ era: UpstreamEra) async {
         guard gateway.snapshot.links[spec.id]?.knownEra != era else { return }
-        publishLink { $0.knownEra = era }
+        await publishLink { $0.knownEra = era }
     }
 
     /// `initialize`, with a server that answers as a 2026-07-28 one told apart from other refusals.

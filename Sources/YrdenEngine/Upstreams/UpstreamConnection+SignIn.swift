@@ -25,9 +25,11 @@ extension UpstreamConnection {
         return signIn
     }
 
-    /// Publishes where the sign-in stands, and keeps a line for it in the server's ring.
+    /// Publishes where the sign-in stands, and keeps a line for it in the server's ring. The sign-in calls
+    /// this where it cannot wait, so the change is queued without waiting for it (after the connection's
+    /// changes queued before, ahead of those queued after).
     private func reportSignIn(_ status: SignInStatus) {
-        publishLink { $0.auth = status }
+        gateway.publishSoon(spec.id, owner: owner) { $0.auth = status }
         gateway.logRing(spec.id)?.append(status.logLine, level: .notice, event: "auth")
     }
 }

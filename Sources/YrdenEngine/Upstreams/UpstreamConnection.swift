@@ -48,7 +48,7 @@ struct UpstreamConnection: Sendable {
         while true {
             var opening: Int?
             for action in actions {
-                if case .openAttempt(let attempt) = action { opening = attempt } else { perform(action, life) }
+                if case .openAttempt(let attempt) = action { opening = attempt } else { await perform(action, life) }
             }
             done.forEach { $0.signal() }
             done.removeAll()
@@ -60,7 +60,7 @@ struct UpstreamConnection: Sendable {
             if let retryAt = life.retryAt {
                 switch await inbox.next(until: retryAt, time: time) {
                 case .message(let message):
-                    actions = handle(message, &life, done: &done)
+                    actions = await handle(message, &life, done: &done)
                 case .deadline:
                     GatewayMetrics.recordReconnect(server: spec.id)
                     actions = life.handle(.retryDue)
@@ -68,7 +68,7 @@ struct UpstreamConnection: Sendable {
                     actions = life.handle(.stop)
                 }
             } else if let message = await inbox.next() {
-                actions = handle(message, &life, done: &done)
+                actions = await handle(message, &life, done: &done)
             } else {
                 actions = life.handle(.stop)
             }
@@ -88,7 +88,7 @@ struct UpstreamConnection: Sendable {
             while true {
                 let actions: [Action]
                 if let message = await inbox.next() {
-                    actions = handle(message, &life, done: &done)
+                    actions = await handle(message, &life, done: &done)
                 } else {
                     actions = life.handle(.stop)
                 }
@@ -102,7 +102,7 @@ struct UpstreamConnection: Sendable {
                     await group.waitForAll()
                     return actions
                 }
-                for action in actions { perform(action, life) }
+                for action in actions { await perform(action, life) }
                 done.forEach { $0.signal() }
                 done.removeAll()
             }
@@ -115,7 +115,7 @@ struct UpstreamConnection: Sendable {
         _ message: ConnectionInbox.Message,
         _ life: inout UpstreamLifecycle,
         done: inout [Completion]
-    ) -> [Action] {
+    ) async -> [Action] {
         switch message {
         case .command(let event, let completion):
             done.append(completion)
@@ -129,7 +129,7 @@ struct UpstreamConnection: Sendable {
         case .report(.connected(let live, let at)):
             let actions = life.handle(.connected(at: at))
             guard actions.contains(.publish(.connected(since: at))) else { return actions }
-            publishLink { link in
+            await publishLink { link in
                 link.state = .connected(since: at)
                 link.client = live.client
                 link.handshake = live.handshake
@@ -144,10 +144,10 @@ struct UpstreamConnection: Sendable {
 
     /// Carries out an action other than opening an attempt (which the loop runs) and closing one (which
     /// ``attempt(_:_:done:)`` does).
-    private func perform(_ action: Action, _ life: UpstreamLifecycle) {
+    private func perform(_ action: Action, _ life: UpstreamLifecycle) async {
         switch action {
         case .publish(let state):
-            publishLink { link in
+            await publishLink { link in
                 link.state = state
                 if !state.isConnected {
                     link.client = nil
@@ -178,8 +178,8 @@ struct UpstreamConnection: Sendable {
     }
 
     /// Applies `change` to the server's link while this connection owns it.
-    func publishLink(_ change: (inout ServerLink) -> Void) {
-        gateway.publish(spec.id, owner: owner, change)
+    func publishLink(_ change: @escaping @Sendable (inout ServerLink) -> Void) async {
+        await gateway.publish(spec.id, owner: owner, change)
     }
 
     /// Logs a change in the server's life, and keeps it in the server's ring for the admin API.

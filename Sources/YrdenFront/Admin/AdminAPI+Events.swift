@@ -22,8 +22,8 @@ extension AdminAPI {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
                         var entries: [String: JSONValue] = [:]
-                        for await event in events {
-                            guard let frame = await frame(for: event, entries: &entries) else { continue }
+                        for await numbered in events {
+                            guard let frame = await frame(for: numbered, entries: &entries) else { continue }
                             do { try await writer.write(frame) } catch { return }
                             lastWrite.touch()
                         }
@@ -46,18 +46,20 @@ extension AdminAPI {
         )
     }
 
-    /// The SSE frame for `event`. `entries` remembers each server's last entry, so the `stopped` state of a
-    /// server being removed (already gone from the config) is still shown; a server never seen is skipped.
-    private func frame(for event: GatewayEvent, entries: inout [String: JSONValue]) async -> [UInt8]? {
-        switch event {
+    /// The SSE frame for `numbered`, its `id` the event's sequence number (rising in the order the gateway
+    /// applied its changes). `entries` remembers each server's last entry, so the `stopped` state of a server
+    /// being removed (already gone from the config) is still shown; a server never seen is skipped.
+    private func frame(for numbered: SequencedEvent, entries: inout [String: JSONValue]) async -> [UInt8]? {
+        let id = numbered.sequence
+        switch numbered.event {
         case .serverAdded(let status), .serverState(let status):
             guard let entry = await store.redactedEntry(status.id) ?? entries[status.id] else { return nil }
             entries[status.id] = entry
             let view = ServerView(status: status, entry: entry)
-            return AdminEventFrame.serverEvent(event, view: view)
-        case .serverRemoved(let id):
-            entries[id] = nil
-            return AdminEventFrame.frame(event: "server.removed", data: ["id": .string(id)])
+            return AdminEventFrame.serverEvent(numbered.event, view: view, id: id)
+        case .serverRemoved(let serverID):
+            entries[serverID] = nil
+            return AdminEventFrame.frame(event: "server.removed", data: ["id": .string(serverID)], id: id)
         case .serverCatalog(let status):
             let data: JSONValue = [
                 "id": .string(status.id),
@@ -67,9 +69,9 @@ extension AdminAPI {
                     resources: status.counts.resources
                 ),
             ]
-            return AdminEventFrame.frame(event: "server.catalog", data: data)
+            return AdminEventFrame.frame(event: "server.catalog", data: data, id: id)
         case .toolPin(let pinEvent):
-            return AdminEventFrame.frame(event: pinEvent.name, data: ToolPinView.event(pinEvent))
+            return AdminEventFrame.frame(event: pinEvent.name, data: ToolPinView.event(pinEvent), id: id)
         }
     }
 }
@@ -85,23 +87,26 @@ private final class LastWrite: Sendable {
     }
 }
 
-/// Server-Sent Events framing for the admin event stream: one `event:` name and one `data:` line of JSON.
+/// Server-Sent Events framing for the admin event stream: one `event:` name, the event's sequence number as its
+/// `id:`, and one `data:` line of JSON.
 enum AdminEventFrame {
     /// Sent every 15 seconds while nothing else is: keeps proxies from timing out and finds departed clients.
     static let keepalive = Array(": keepalive\n\n".utf8)
 
-    static func frame(event: String, data: JSONValue) -> [UInt8] {
-        var bytes = Array("event: \(event)\ndata: ".utf8)
+    static func frame(event: String, data: JSONValue, id: UInt64? = nil) -> [UInt8] {
+        var bytes = Array("event: \(event)\n".utf8)
+        if let id { bytes.append(contentsOf: "id: \(id)\n".utf8) }
+        bytes.append(contentsOf: "data: ".utf8)
         data.write(into: &bytes)
         bytes.append(contentsOf: "\n\n".utf8)
         return bytes
     }
 
     /// `server.added` or `server.state`, whose data is `{server}`.
-    static func serverEvent(_ event: GatewayEvent, view: ServerView) -> [UInt8]? {
+    static func serverEvent(_ event: GatewayEvent, view: ServerView, id: UInt64? = nil) -> [UInt8]? {
         switch event {
-        case .serverAdded: frame(event: "server.added", data: ["server": view.json])
-        case .serverState: frame(event: "server.state", data: ["server": view.json])
+        case .serverAdded: frame(event: "server.added", data: ["server": view.json], id: id)
+        case .serverState: frame(event: "server.state", data: ["server": view.json], id: id)
         case .serverRemoved, .serverCatalog, .toolPin: nil
         }
     }
