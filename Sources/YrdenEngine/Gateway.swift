@@ -126,7 +126,7 @@ package final class Gateway: Sendable {
         await startConnections(snapshot.specs.filter { !$0.disabled })
         await withDiscardingTaskGroup { group in
             group.addTask { await self.expireIdleSessions() }
-            group.addTask { await self.toolPins.keepSaving(failed: self.pinsNotSaved) }
+            group.addTask { await self.runPinSaver() }
             while let connection = await connections.next() {
                 group.addTask {
                     await connection.run()
@@ -135,14 +135,14 @@ package final class Gateway: Sendable {
             }
             connections.close()
         }
-        do { try toolPins.saveLatest() } catch { pinsNotSaved(error) }
+        savePinsAtEnd()
         sessions.endAll()
         parked.cancelAll()
         events.finishAll()
     }
 
     /// Logged, and kept in the gateway's own ring (`GET /api/v1/logs`), where an operator looks.
-    private func pinsNotSaved(_ error: any Error) {
+    func pinsNotSaved(_ error: any Error) {
         logger.error(
             "could not save the tool pins",
             metadata: ["to": "\(toolPins.store.location)", "reason": "\(error)"]

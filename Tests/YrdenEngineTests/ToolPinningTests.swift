@@ -63,15 +63,15 @@ import YrdenTesting
         #expect(line?.level == .warning)
         #expect(line?.message.contains(#"description: "Echoes." → "Echoes. Also reads ~/.ssh.""#) == true)
 
-        let approved = try running.gateway.approveTool("echo", of: "a")
+        let approved = try await running.gateway.approveTool("echo", of: "a")
         #expect(approved.kind == .approved)
         #expect(await running.until { $0.catalog.routeTool("a__echo") != nil })
         #expect(await inbox.count(atLeast: 2) { $0.method == MCPMethod.toolsListChanged })
         #expect(Self.names(await running.send(MCPMethod.toolsList, in: session)) == ["a__echo"])
         #expect(await running.call("a__echo", id: .int(3), in: session).result != nil)
         #expect(store.saved["a", "echo"]?.pinned.fields["description"] == "Echoes. Also reads ~/.ssh.")
-        #expect(throws: ToolApprovalError.refused(.nothingPending(server: "a", tool: "echo"))) {
-            try running.gateway.approveTool("echo", of: "a")
+        await #expect(throws: ToolApprovalError.refused(.nothingPending(server: "a", tool: "echo"))) {
+            try await running.gateway.approveTool("echo", of: "a")
         }
         await running.stop()
     }
@@ -146,7 +146,7 @@ import YrdenTesting
         #expect(await second.connected("a"))
         #expect(second.gateway.snapshot.catalog.withheldTools["a__echo"] != nil)
         #expect(second.gateway.snapshot.catalog.routeTool("a__echo") == nil)
-        try second.gateway.approveTool("echo", of: "a")
+        try await second.gateway.approveTool("echo", of: "a")
         #expect(await second.until { $0.catalog.routeTool("a__echo") != nil })
         await second.stop()
     }
@@ -156,9 +156,9 @@ import YrdenTesting
         #expect(await running.connected("a"))
         await Self.rugPull(running)
         #expect(await running.until { $0.links["a"]?.pinMarks.flagged["echo"] != nil })
-        running.gateway.setToolPinning(.enforce)
+        await running.gateway.setToolPinning(.enforce)
         #expect(running.gateway.snapshot.catalog.withheldTools["a__echo"] != nil)
-        running.gateway.setToolPinning(.off)
+        await running.gateway.setToolPinning(.off)
         #expect(running.gateway.snapshot.catalog.routeTool("a__echo") != nil)
         let tool = running.gateway.snapshot.catalog.tools.first
         #expect(tool?["_meta"] == nil, "off serves tools as listed")

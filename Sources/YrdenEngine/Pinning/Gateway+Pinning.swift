@@ -1,6 +1,7 @@
 import Logging
 import YrdenConfig
 import YrdenProtocol
+import YrdenTransport
 
 /// Why an operator's approval of a tool definition was refused.
 package enum ToolApprovalError: Error, Sendable, Hashable {
@@ -8,6 +9,8 @@ package enum ToolApprovalError: Error, Sendable, Hashable {
     case refused(PinBook.Refusal)
     /// Approved for this run, but the book could not be written: a restart would bring the change back.
     case notSaved(String)
+    /// Too many approvals wait for their save already (``ToolPins/maxWaitingApprovals``); nothing changed.
+    case busy
 }
 
 /// Pinning as the gateway applies it: lists pinned as connections load them, changes logged and announced,
@@ -43,29 +46,50 @@ extension Gateway {
         }
     }
 
+    /// How long an approval waits for the pin file to hold it before it is answered that it does not yet.
+    package static let approvalSaveDeadline = Duration.seconds(30)
+
     /// Approves the pending definition of `tool` (its upstream name) on server `server`: it is pinned, served
     /// again, and the book is saved before this returns. With `digest`, only that pending definition.
+    ///
+    /// The caller's own work is one locked step of the pin book; the pin saver (``runPinSaver()``) publishes
+    /// the server's lists and writes the file off the event loop, for every approval made meanwhile at once,
+    /// and this waits for it.
     @discardableResult
     package func approveTool(
         _ tool: String,
         of server: String,
         digest: String? = nil
-    ) throws(ToolApprovalError) -> PinChange {
+    ) async throws(ToolApprovalError) -> PinChange {
         guard snapshot.links[server] != nil else { throw .unknownServer(server) }
-        let change: PinChange
-        switch toolPins.approve(server, tool: tool, digest: digest) {
-        case .success(let approved): change = approved
-        case .failure(let refusal): throw .refused(refusal)
-        }
-        republishPinMarks(of: [server])
+        let (change, round) = try toolPins.approve(server, tool: tool, digest: digest).get()
+        defer { toolPins.approvalAnswered() }
+        let outcome = await round.outcome(by: connector.time.now + Self.approvalSaveDeadline, time: connector.time)
+        // After the round, so whoever follows the event finds the tool served already.
         report([change])
-        do { try toolPins.saveLatest() } catch { throw .notSaved("\(error)") }
-        return change
+        switch outcome {
+        case .saved:
+            return change
+        case .failed(let reason):
+            throw .notSaved(reason)
+        case .timedOut:
+            throw .notSaved("the pin file was not written within \(Self.approvalSaveDeadline); it is being written")
+        }
+    }
+
+    /// The pin saver, a child task of ``run()``: publishes approvals and writes the pin book whenever asked.
+    func runPinSaver() async {
+        await toolPins.keepSaving(publish: { await republishPinMarks(of: $0) }, failed: pinsNotSaved)
+    }
+
+    /// The last write of the pin book as the gateway stops.
+    func savePinsAtEnd() {
+        toolPins.saveAtEnd(failed: pinsNotSaved)
     }
 
     /// Applies a new `security.toolPinning` (a reload): connected servers' lists are pinned at once when
     /// pinning comes on, and every server's marks follow the new mode.
-    package func setToolPinning(_ mode: ToolPinningMode) {
+    package func setToolPinning(_ mode: ToolPinningMode) async {
         guard toolPins.setMode(mode) else { return }
         logger.notice("tool pinning is now \(mode.rawValue)")
         log.append("tool pinning is now \(mode.rawValue)", level: .notice, event: "pinning")
@@ -77,7 +101,7 @@ extension Gateway {
                 _ = pinTools(of: id, catalog)
             }
         }
-        republishPinMarks(of: current.order)
+        await republishPinMarks(of: current.order)
     }
 
     /// Drops the pins of servers that are gone from the config.
@@ -100,9 +124,9 @@ extension Gateway {
     }
 
     /// The servers' marks as the pin book stands now, into the snapshot (the aggregate follows).
-    private func republishPinMarks(of ids: [String]) {
+    func republishPinMarks(of ids: [String]) async {
         let marks = ids.map { toolPins.marks(of: $0) }
-        update { snapshot in
+        await update { snapshot in
             for (id, revised) in zip(ids, marks) { snapshot.links[id]?.adopt(revised) }
         }
     }

@@ -16,8 +16,6 @@
 /// ``Observation/refused``; the gateway withholds such a tool under `enforce` and flags it under `warn`.
 package struct PinBook: Sendable, Hashable {
     package struct Pin: Sendable, Hashable {
-        /// The definition approved, or first seen.
-        package var pinned: ToolDefinition
         /// When it was pinned (first seen or approved), seconds since 1970.
         package var pinnedAt: Double
         /// When the server stopped listing the tool; `nil` while it lists it.
@@ -29,10 +27,15 @@ package struct PinBook: Sendable, Hashable {
         private final class Change: Sendable {
             let pending: ToolDefinition?
             let changedAt: Double?
+            /// The fields that differ between the pinned and the pending definition, found once when the
+            /// change is made: the marks of a server with 2,000 changed tools are rebuilt at every listing and
+            /// approval, and diffing 2,000 definitions each time made that quadratic.
+            let changedFields: [String]
 
-            init(pending: ToolDefinition?, changedAt: Double?) {
+            init(pending: ToolDefinition?, changedAt: Double?, changedFields: [String]) {
                 self.pending = pending
                 self.changedAt = changedAt
+                self.changedFields = changedFields
             }
         }
 
@@ -46,22 +49,35 @@ package struct PinBook: Sendable, Hashable {
             self.pinned = pinned
             self.pinnedAt = pinnedAt
             self.unlistedAt = unlistedAt
-            self.change = Self.change(pending: pending, changedAt: changedAt)
+            self.change = Self.change(pinned: pinned, pending: pending, changedAt: changedAt)
+        }
+
+        /// The definition approved, or first seen; replacing it finds the changed fields again.
+        package var pinned: ToolDefinition {
+            didSet {
+                if oldValue != pinned { change = Self.change(pinned: pinned, pending: pending, changedAt: changedAt) }
+            }
         }
 
         /// The differing definition the server lists now, waiting for approval.
         package var pending: ToolDefinition? {
             get { change?.pending }
-            set { change = Self.change(pending: newValue, changedAt: changedAt) }
+            set { change = Self.change(pinned: pinned, pending: newValue, changedAt: changedAt) }
         }
 
         /// When ``pending`` was first listed.
         package var changedAt: Double? {
             get { change?.changedAt }
-            set { change = Self.change(pending: pending, changedAt: newValue) }
+            set {
+                change = Change(pending: pending, changedAt: newValue, changedFields: changedFields)
+                if pending == nil && newValue == nil { change = nil }
+            }
         }
 
         package var isChanged: Bool { pending != nil }
+
+        /// The fields in which ``pending`` differs from ``pinned``; empty while nothing is pending.
+        package var changedFields: [String] { change?.changedFields ?? [] }
 
         package static func == (lhs: Pin, rhs: Pin) -> Bool {
             lhs.pinned == rhs.pinned && lhs.pinnedAt == rhs.pinnedAt && lhs.unlistedAt == rhs.unlistedAt
@@ -76,8 +92,10 @@ package struct PinBook: Sendable, Hashable {
             hasher.combine(changedAt)
         }
 
-        private static func change(pending: ToolDefinition?, changedAt: Double?) -> Change? {
-            pending == nil && changedAt == nil ? nil : Change(pending: pending, changedAt: changedAt)
+        private static func change(pinned: ToolDefinition, pending: ToolDefinition?, changedAt: Double?) -> Change? {
+            guard pending != nil || changedAt != nil else { return nil }
+            let fields = pending.map { ToolDefinitionDiff(from: pinned, to: $0).fields } ?? []
+            return Change(pending: pending, changedAt: changedAt, changedFields: fields)
         }
     }
 
@@ -108,11 +126,12 @@ package struct PinBook: Sendable, Hashable {
     /// indented, stays below its own bound (64 MiB, ``FileToolPinStore``) with room to spare.
     package static let maxBookBytes = 32 * 1024 * 1024
 
-    /// The canonical bytes of every definition held.
-    package var storedBytes: Int {
-        servers.values.reduce(0) { total, pins in
-            pins.values.reduce(total) { $0 + $1.pinned.canonicalBytes + ($1.pending?.canonicalBytes ?? 0) }
-        }
+    /// The canonical bytes of every definition held, kept as the book changes: summed afresh at every listing
+    /// it cost each of 200 servers a pass over all 10,000 pins.
+    package private(set) var storedBytes: Int
+
+    private static func bytes(of pins: [String: Pin]) -> Int {
+        pins.values.reduce(0) { $0 + $1.pinned.canonicalBytes + ($1.pending?.canonicalBytes ?? 0) }
     }
 
     /// Why an approval was refused.
@@ -133,6 +152,7 @@ package struct PinBook: Sendable, Hashable {
 
     package init(servers: [String: [String: Pin]] = [:]) {
         self.servers = servers
+        storedBytes = servers.values.reduce(0) { $0 + Self.bytes(of: $1) }
     }
 
     package subscript(server: String, tool: String) -> Pin? {
@@ -144,6 +164,7 @@ package struct PinBook: Sendable, Hashable {
     package mutating func observe(_ server: String, tools: [ToolDefinition], at now: Double) -> Observation {
         var observation = Observation()
         var pins = servers[server] ?? [:]
+        let bytesBefore = Self.bytes(of: pins)
         var listed = Set<String>()
         var stored = storedBytes
         /// Whether `tool` may be held in place of `freed` bytes; records the refusal when not.
@@ -169,6 +190,10 @@ package struct PinBook: Sendable, Hashable {
             let before = pin
             pin.unlistedAt = nil
             if tool.sha256 == pin.pinned.sha256 {
+                // The same definition: hold the listing's object, which the catalog holds anyway, rather than the
+                // one read from the pin file or kept from an earlier listing (after a restart, 10,000 pins
+                // parsed from the file were a second copy of every listed tool, 8 MB).
+                pin.pinned = tool
                 if let dropped = pin.pending {
                     pin.pending = nil
                     pin.changedAt = nil
@@ -180,10 +205,8 @@ package struct PinBook: Sendable, Hashable {
                 pin.changedAt = now
                 observation.changes.append(PinChange(server, .changed, from: pin.pinned, to: tool))
             }
-            if pin != before {
-                pins[tool.name] = pin
-                observation.modified = true
-            }
+            pins[tool.name] = pin
+            if pin != before { observation.modified = true }
         }
         for (name, pin) in pins where pin.unlistedAt == nil && !listed.contains(name) {
             pins[name]?.unlistedAt = now
@@ -195,6 +218,7 @@ package struct PinBook: Sendable, Hashable {
             for (name, _) in oldest.prefix(unlisted.count - Self.maxUnlisted) { pins[name] = nil }
         }
         servers[server] = pins
+        storedBytes += Self.bytes(of: pins) - bytesBefore
         return observation
     }
 
@@ -212,10 +236,12 @@ package struct PinBook: Sendable, Hashable {
             return .failure(.digestMismatch(server: server, tool: tool, pending: pending.digest))
         }
         let change = PinChange(server, .approved, from: pin.pinned, to: pending)
-        pin.pinned = pending
-        pin.pinnedAt = now
+        storedBytes -= pin.pinned.canonicalBytes
+        // Nothing pending first, so that replacing the pinned definition has no change left to diff.
         pin.pending = nil
         pin.changedAt = nil
+        pin.pinned = pending
+        pin.pinnedAt = now
         servers[server]?[tool] = pin
         return .success(change)
     }
@@ -223,9 +249,8 @@ package struct PinBook: Sendable, Hashable {
     /// The tools of `server` whose definition changed, each with the fields that did.
     package func changedTools(of server: String) -> [String: [String]] {
         var changed: [String: [String]] = [:]
-        for (name, pin) in servers[server] ?? [:] {
-            guard let pending = pin.pending else { continue }
-            changed[name] = ToolDefinitionDiff(from: pin.pinned, to: pending).fields
+        for (name, pin) in servers[server] ?? [:] where pin.isChanged {
+            changed[name] = pin.changedFields
         }
         return changed
     }
@@ -235,7 +260,9 @@ package struct PinBook: Sendable, Hashable {
     package mutating func keepOnly(_ ids: Set<String>) -> Bool {
         let before = servers.count
         servers = servers.filter { ids.contains($0.key) }
-        return servers.count != before
+        guard servers.count != before else { return false }
+        storedBytes = servers.values.reduce(0) { $0 + Self.bytes(of: $1) }
+        return true
     }
 }
 

@@ -9,6 +9,10 @@ import YrdenProtocol
 /// computed before the lock is taken. Saves are coalesced: a change asks for one, and ``keepSaving()`` (a
 /// child task of the gateway's run) writes the newest book when it gets to it, so 200 servers pinned together
 /// cost a few writes of the file, not 200.
+///
+/// An approval is one locked step here; the saver then publishes the approved servers' marks and writes the
+/// book, off the event loop, and the approval waits for that round (``SaveRound``): 2,000 approvals from 8
+/// clients cost a few hundred rounds, none of them on the loop, and each answer still comes after its save.
 package final class ToolPins: Sendable {
     private struct State {
         var mode: ToolPinningMode
@@ -17,7 +21,19 @@ package final class ToolPins: Sendable {
         var revision: UInt64 = 1
         /// Per server, the tools its last listing had whose definitions the book refused for their size.
         var refused: [String: Set<String>] = [:]
+        /// Servers whose approvals the saver has yet to publish, and the round that will publish and save them.
+        var unpublished: Set<String> = []
+        var nextRound = SaveRound()
+        /// Approvals waiting for their round (at most ``maxWaitingApprovals``).
+        var waitingApprovals = 0
+        /// Servers whose pins were read from the store and that have not listed their tools since: their first
+        /// listing replaces the definitions read with its own, and the memory those took is handed back.
+        var readFromStore: Set<String>
     }
+
+    /// Approvals that may wait for their save at once; past this an approval is refused before it changes
+    /// anything (a client looping on approve must not queue unbounded waiters).
+    package static let maxWaitingApprovals = 1024
 
     package let store: any ToolPinStore
     private let state: Mutex<State>
@@ -30,7 +46,7 @@ package final class ToolPins: Sendable {
     /// `book` is what `store` holds now.
     package init(mode: ToolPinningMode, store: any ToolPinStore = InMemoryToolPinStore(), book: PinBook = PinBook()) {
         self.store = store
-        state = Mutex(State(mode: mode, book: book))
+        state = Mutex(State(mode: mode, book: book, readFromStore: Set(book.servers.keys)))
         (saveRequests, requestContinuation) = AsyncStream.makeStream(
             of: Void.self,
             bufferingPolicy: .bufferingNewest(1)
@@ -48,15 +64,19 @@ package final class ToolPins: Sendable {
         // A tool without a name is not listed by the gateway either, so there is nothing to pin.
         let definitions = tools.filter { $0["name"]?.stringValue != nil }.map(ToolDefinition.init(tool:))
         let now = WallClock.now()
-        return state.withLock { state in
-            guard state.mode != .off else { return (PinBook.Observation(), Self.marks(of: server, in: state)) }
+        let (observation, marks, firstListing) = state.withLock { state in
+            guard state.mode != .off else { return (PinBook.Observation(), Self.marks(of: server, in: state), false) }
             let observation = state.book.observe(server, tools: definitions, at: now)
             let refused = Set(observation.refused.map(\.tool))
             let refusalsMoved = refused != state.refused[server] ?? []
             state.refused[server] = refused.isEmpty ? nil : refused
             if observation.modified || refusalsMoved { state.revision += 1 }
-            return (observation, Self.marks(of: server, in: state))
+            let firstListing = state.readFromStore.remove(server) != nil
+            return (observation, Self.marks(of: server, in: state), firstListing)
         }
+        // The definitions read at the start are free now (their tree was one block of the heap per value).
+        if firstListing { FreedMemory.release() }
+        return (observation, marks)
     }
 
     /// The marks of server `server`'s tools as the book and the mode stand now.
@@ -81,13 +101,34 @@ package final class ToolPins: Sendable {
         return RevisedPinMarks(marks: marks, revision: state.revision)
     }
 
-    func approve(_ server: String, tool: String, digest: String?) -> Result<PinChange, PinBook.Refusal> {
+    /// An operator's approval, as one locked step: the book is changed and the server left for the saver to
+    /// publish. The round returned is the one that will publish and save it (its ``SaveRound/finished`` is
+    /// awaited by ``ApprovalWait``, which ends the wait the approval counts in).
+    func approve(
+        _ server: String,
+        tool: String,
+        digest: String?
+    ) -> Result<(change: PinChange, round: SaveRound), ToolApprovalError> {
         let now = WallClock.now()
-        return state.withLock { state in
-            let result = state.book.approve(server, tool: tool, digest: digest, at: now)
-            if case .success = result { state.revision += 1 }
-            return result
+        let result = state.withLock { state -> Result<(change: PinChange, round: SaveRound), ToolApprovalError> in
+            guard state.waitingApprovals < Self.maxWaitingApprovals else { return .failure(.busy) }
+            switch state.book.approve(server, tool: tool, digest: digest, at: now) {
+            case .failure(let refusal):
+                return .failure(.refused(refusal))
+            case .success(let change):
+                state.revision += 1
+                state.unpublished.insert(server)
+                state.waitingApprovals += 1
+                return .success((change, state.nextRound))
+            }
         }
+        if case .success = result { requestSave() }
+        return result
+    }
+
+    /// Ends the wait of one approval that ``approve(_:tool:digest:)`` counted.
+    func approvalAnswered() {
+        state.withLock { $0.waitingApprovals -= 1 }
     }
 
     /// `true` when `mode` differs from the mode in force.
@@ -116,14 +157,46 @@ package final class ToolPins: Sendable {
         requestContinuation.yield()
     }
 
-    /// Writes the book whenever asked, until the task is cancelled; `failed` hears each write that failed
-    /// (the next request tries again).
-    func keepSaving(failed: (any Error) -> Void) async {
+    /// Whenever asked, until the task is cancelled: publishes the marks of the servers approvals changed
+    /// (`publish`, with their ids), writes the book, and finishes the round the approvals wait for. `failed`
+    /// hears each write that failed (the next request tries again). Runs on the gateway's run task, never on
+    /// the event loop: the write of a pin file of megabytes and the rebuild of a server's lists take their time
+    /// there, and approvals made meanwhile join the next round.
+    func keepSaving(publish: ([String]) async -> Void, failed: (any Error) -> Void) async {
         for await _ in saveRequests {
-            do { try saveLatest() } catch { failed(error) }
+            let (servers, round) = state.withLock { state in
+                defer {
+                    state.unpublished = []
+                    state.nextRound = SaveRound()
+                }
+                return (state.unpublished.sorted(), state.nextRound)
+            }
+            if !servers.isEmpty { await publish(servers) }
+            var failure: (any Error)?
+            do { try saveLatest() } catch {
+                failure = error
+                failed(error)
+            }
+            round.finish(failure.map { "\($0)" })
             // Writing 10,000 definitions builds and drops megabytes of small blocks; give them back.
             FreedMemory.release()
         }
+    }
+
+    /// The last save, when the gateway stops: approvals still waiting hear how it went.
+    func saveAtEnd(failed: (any Error) -> Void) {
+        let (servers, round) = state.withLock { state in
+            defer { state.unpublished = [] }
+            return (state.unpublished, state.nextRound)
+        }
+        var failure: (any Error)?
+        do { try saveLatest() } catch {
+            failure = error
+            failed(error)
+        }
+        // Not published: the catalog is being taken down.
+        _ = servers
+        round.finish(failure.map { "\($0)" })
     }
 
     /// Writes the book now unless its newest revision is saved already.

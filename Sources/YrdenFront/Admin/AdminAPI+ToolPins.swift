@@ -8,7 +8,7 @@ import YrdenProtocol
 /// `/servers/{id}/tools/{name}/approve` (make a changed tool's new definition the pinned one).
 ///
 /// Approvals do not go through the config store: pins are not config, and an approval writes only the pin
-/// file, before it answers.
+/// file, before it answers (off the event loop: the handler waits for the gateway's pin saver).
 extension AdminAPI {
     func listToolPins() -> HTTPResponse {
         let mode = gateway.toolPins.mode
@@ -19,11 +19,11 @@ extension AdminAPI {
     }
 
     /// The body is optional; `{"digest": "…"}` approves only the pending definition with that digest.
-    func approveTool(_ tool: String, of id: String, _ request: HTTPRequest) throws(AdminProblem) -> HTTPResponse {
+    func approveTool(_ tool: String, of id: String, _ request: HTTPRequest) async throws(AdminProblem) -> HTTPResponse {
         _ = try status(of: id)
         let digest = try Self.expectedDigest(request)
         do {
-            try gateway.approveTool(tool, of: id, digest: digest)
+            try await gateway.approveTool(tool, of: id, digest: digest)
         } catch {
             throw Self.problem(for: error, tool: tool)
         }
@@ -58,6 +58,14 @@ extension AdminAPI {
             return .conflict(
                 "the definition of tool \(JSONValue.string(tool).jsonText) of server \(server) waiting for approval "
                     + "is now \(pending), not the one sent; read it again (GET /api/v1/tool-pins) before approving"
+            )
+        case .busy:
+            return AdminProblem(
+                status: 503,
+                title: "Busy",
+                detail: "\(ToolPins.maxWaitingApprovals) approvals are waiting for the pin file to be written; "
+                    + "nothing was approved, try again in a second",
+                headers: ["Retry-After": "1"]
             )
         case .notSaved(let reason):
             return AdminProblem(

@@ -69,7 +69,7 @@ package struct AdminAPI: Sendable {
         case .listServerResources(let id): return try listServerCatalog(id, kinds: [.resources, .resourceTemplates])
         case .listTools: return listTools()
         case .listToolPins: return listToolPins()
-        case .approveTool(let id, let tool): return try approveTool(tool, of: id, request)
+        case .approveTool(let id, let tool): return try await approveTool(tool, of: id, request)
         case .listLogs: return try listLogs(request)
         case .streamEvents: return streamEvents()
         case .getConfig: return await getConfig()
