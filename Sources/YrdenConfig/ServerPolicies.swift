@@ -20,7 +20,12 @@ package struct ToolFilter: Sendable, Hashable {
 
     static func matches(_ pattern: String, _ name: String) -> Bool {
         guard pattern.contains("*") else { return pattern == name }
-        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false)
+        return matches(pattern.split(separator: "*", omittingEmptySubsequences: false), name)
+    }
+
+    /// Whether `name` matches the pattern whose runs between `*`s are `parts` (``ToolFilterMatcher`` splits
+    /// each pattern once).
+    static func matches(_ parts: [Substring], _ name: String) -> Bool {
         var rest = Substring(name)
         guard let first = parts.first, rest.hasPrefix(first) else { return false }
         rest = rest.dropFirst(first.count)

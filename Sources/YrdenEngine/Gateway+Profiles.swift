@@ -30,11 +30,12 @@ extension Gateway.Snapshot {
         profileSpecs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Every profile's view of ``catalog``, built anew (called when the aggregate or the profiles changed).
+    /// Every profile's view of ``catalog`` (called when the aggregate or the profiles changed), each built from
+    /// its view before: a profile whose spec is the same matches again only the tools of servers that changed.
     mutating func rebuildProfiles() {
         var views: [String: ProfileView] = [:]
         for (name, spec) in profileSpecs {
-            views[name] = ProfileView(spec: spec, catalog: catalog)
+            views[name] = ProfileView(spec: spec, catalog: catalog, previous: profiles[name])
         }
         profiles = views
     }

@@ -58,6 +58,9 @@ package final class AggregatedCatalog: @unchecked Sendable {
     package private(set) var ambiguousBareTools: [String: [String]] = [:]
     package private(set) var resourceOwners: [String: String] = [:]
     package private(set) var templateOwners: [(template: URITemplate, server: String)] = []
+    /// `scheme://authority` of every listed resource and template → who has it: where an unlisted URI goes
+    /// (see ``routeResource(_:)``), looked up, not found by taking the origin of 100,000 resources per read.
+    private var originOwners: [String: OriginOwner] = [:]
     /// Human-readable descriptions of every clash found while merging.
     package private(set) var conflicts: [String] = []
     /// Per server, how many tools, prompts and resources it contributes.
@@ -65,6 +68,11 @@ package final class AggregatedCatalog: @unchecked Sendable {
     /// Per kind, a hash of the list clients see (each exposed name with its item's digest), so telling
     /// whether a list changed costs one comparison, not a walk through every schema.
     private var fingerprints: [ServerCatalog.Kind: Int] = [:]
+    /// Each server's place in the lists, in config order, so a profile's view rebuilds only the servers whose
+    /// part changed.
+    package private(set) var serverParts: [CatalogPart] = []
+    /// Parallel to ``tools``: each tool's digest with its exposed name's hash (what the fingerprint is made of).
+    package private(set) var toolDigests: [Int] = []
 
     package static let empty = AggregatedCatalog(sources: [], separator: "")
 
@@ -84,6 +92,7 @@ package final class AggregatedCatalog: @unchecked Sendable {
         let promptCount = parts.reduce(0) { $0 + $1.prompts.count }
         toolRoutes.reserveCapacity(toolCount)
         tools.reserveCapacity(toolCount)
+        toolDigests.reserveCapacity(toolCount)
         promptRoutes.reserveCapacity(promptCount)
         prompts.reserveCapacity(promptCount)
         // Each upstream tool name's first owner; names that turn out to have several move to `ambiguousBareTools`.
@@ -92,6 +101,8 @@ package final class AggregatedCatalog: @unchecked Sendable {
         var listed = ListedDigests()
         for (source, part) in zip(sources, parts) {
             var count = (tools: 0, prompts: 0, resources: 0)
+            var own = ListedDigests()
+            let starts = (tools.count, prompts.count, resources.count, resourceTemplates.count)
             let catalog = source.catalog
             for tool in part.withheld {
                 withheldTools[tool.exposed] = (Route(server: source.server, name: tool.name), tool.changedFields)
@@ -106,6 +117,8 @@ package final class AggregatedCatalog: @unchecked Sendable {
                     ambiguousBareTools[tool.name, default: [first.exposed]].append(tool.exposed)
                 }
                 listed.add(.tools, tool.exposedHash, tool.digest)
+                own.add(.tools, tool.exposedHash, tool.digest)
+                toolDigests.append(Self.digest(tool.exposedHash, tool.digest))
                 tools.append(tool.value)
                 count.tools += 1
             }
@@ -114,6 +127,7 @@ package final class AggregatedCatalog: @unchecked Sendable {
                 guard Self.claim(prompt.exposed, route, in: &promptRoutes, conflicts: &conflicts, kind: "prompt")
                 else { continue }
                 listed.add(.prompts, prompt.exposedHash, prompt.digest)
+                own.add(.prompts, prompt.exposedHash, prompt.digest)
                 prompts.append(prompt.value)
                 count.prompts += 1
             }
@@ -126,17 +140,31 @@ package final class AggregatedCatalog: @unchecked Sendable {
                     continue
                 }
                 resourceOwners[uri] = source.server
+                Self.note(origin: Self.origin(of: uri), of: source.server, in: &originOwners)
                 listed.add(.resources, uri.hashValue, digest)
+                own.add(.resources, uri.hashValue, digest)
                 resources.append(.object(resource))
                 count.resources += 1
             }
             for (template, digest) in zip(catalog.resourceTemplates, catalog.digests(.resourceTemplates)) {
                 guard let pattern = template["uriTemplate"]?.stringValue else { continue }
                 listed.add(.resourceTemplates, pattern.hashValue, digest)
+                own.add(.resourceTemplates, pattern.hashValue, digest)
                 templateOwners.append((URITemplate(pattern), source.server))
+                Self.note(origin: Self.origin(of: pattern), of: source.server, in: &originOwners)
                 resourceTemplates.append(.object(template))
             }
             counts[source.server] = count
+            serverParts.append(
+                CatalogPart(
+                    server: source.server,
+                    tools: starts.0..<tools.count,
+                    prompts: starts.1..<prompts.count,
+                    resources: starts.2..<resources.count,
+                    resourceTemplates: starts.3..<resourceTemplates.count,
+                    fingerprints: own.fingerprints
+                )
+            )
         }
         for name in ambiguousBareTools.keys { bareOwners.removeValue(forKey: name) }
         // Built at its own size: `bareOwners` was sized for every tool, and servers often share tool names.
@@ -149,6 +177,13 @@ package final class AggregatedCatalog: @unchecked Sendable {
     /// different lists pass for equal with negligible odds, and would only miss one list-changed notice).
     package func listDiffers(_ kind: ServerCatalog.Kind, from other: AggregatedCatalog) -> Bool {
         fingerprints[kind] != other.fingerprints[kind]
+    }
+
+    private static func digest(_ exposedHash: Int, _ digest: Int) -> Int {
+        var hasher = Hasher()
+        hasher.combine(exposedHash)
+        hasher.combine(digest)
+        return hasher.finalize()
     }
 
     private static func claim(
@@ -204,13 +239,24 @@ package final class AggregatedCatalog: @unchecked Sendable {
         if let owner = resourceOwners[uri] { return owner }
         if let match = templateOwners.first(where: { $0.template.matches(uri) }) { return match.server }
         let origin = Self.origin(of: uri)
-        guard !origin.isEmpty else { return nil }
-        let owners = Set(resourceOwners.filter { Self.origin(of: $0.key) == origin }.values)
-        let templateServers = Set(
-            templateOwners.filter { Self.origin(of: $0.template.pattern) == origin }.map(\.server)
-        )
-        let candidates = owners.union(templateServers)
-        return candidates.count == 1 ? candidates.first : nil
+        guard !origin.isEmpty, case .one(let server)? = originOwners[origin] else { return nil }
+        return server
+    }
+
+    /// Who has resources or templates of one origin: one server, or several (then a URI of that origin that
+    /// none lists or templates goes nowhere).
+    private enum OriginOwner {
+        case one(String)
+        case several
+    }
+
+    private static func note(origin: String, of server: String, in owners: inout [String: OriginOwner]) {
+        guard !origin.isEmpty else { return }
+        switch owners[origin] {
+        case nil: owners[origin] = .one(server)
+        case .one(let owner) where owner != server: owners[origin] = .several
+        default: break
+        }
     }
 
     /// `scheme://authority` of a URI (or just `scheme:` when there is no authority).
@@ -222,6 +268,27 @@ package final class AggregatedCatalog: @unchecked Sendable {
         let authorityEnd =
             rest[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         return String(uri[..<authorityEnd])
+    }
+}
+
+/// One server's items in the merged lists (contiguous, since servers are merged one after another) and the
+/// fingerprint of each of its lists there.
+package struct CatalogPart: Sendable {
+    package var server: String
+    package var tools: Range<Int>
+    package var prompts: Range<Int>
+    package var resources: Range<Int>
+    package var resourceTemplates: Range<Int>
+    package var fingerprints: [ServerCatalog.Kind: Int]
+
+    /// Where its items of `kind` are.
+    package subscript(kind: ServerCatalog.Kind) -> Range<Int> {
+        switch kind {
+        case .tools: tools
+        case .prompts: prompts
+        case .resources: resources
+        case .resourceTemplates: resourceTemplates
+        }
     }
 }
 
