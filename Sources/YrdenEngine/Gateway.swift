@@ -79,7 +79,8 @@ package final class Gateway: Sendable {
         self.sessions = SessionStore(
             limit: config.gateway.maxSessions,
             perClientLimit: config.gateway.maxSessionsPerClient,
-            idleTimeout: config.gateway.sessionIdleTimeout
+            idleTimeout: config.gateway.sessionIdleTimeout,
+            time: connector.time
         )
         self.connector = connector
         startedAt = connector.time.now
@@ -154,14 +155,14 @@ package final class Gateway: Sendable {
         )
     }
 
-    /// Ends sessions at their idle deadline (waking then, not on a fixed poll), until cancelled.
+    /// Ends sessions at their idle deadline (waking then, not on a fixed poll), until cancelled. On the
+    /// gateway's clock like every wait of the engine (a test on `TestClock` tells its own timers from this one
+    /// by their deadlines).
     private func expireIdleSessions() async {
         while !Task.isCancelled {
             let (ended, next) = sessions.expireIdle()
             if ended > 0 { FreedMemory.release() }
-            // Real time, not the injected clock: with a sweep always asleep on it, a test could no longer tell
-            // from the clock's sleepers that the code under test armed its own timer.
-            try? await Task.sleep(until: next, tolerance: .milliseconds(500), clock: .continuous)
+            try? await connector.time.sleep(until: next)
         }
     }
 

@@ -22,11 +22,13 @@ import YrdenTransport
         #expect(await running.until { $0.links["a"]?.state.isConnected == true })
         channels.change { $0.answers = false }
         for missed in 1...UpstreamConnection.missedPingsBeforeReconnect {
-            // The ping loop sleeps until the next ping is due; then the unanswered ping until its deadline.
-            #expect(await time.parked(1), "ping \(missed) is waited for")
+            // The ping loop sleeps until the next ping is due; then the unanswered ping until its deadline. By
+            // their deadlines, these are told from the gateway's other timers (its idle-session sweep).
+            let due = time.now + UpstreamConnection.pingInterval
+            #expect(await time.parked(until: due), "ping \(missed) is waited for")
             #expect(channels.opens("a") == 1)
-            time.advance(by: UpstreamConnection.pingInterval)
-            #expect(await time.parked(1), "ping \(missed) has a deadline")
+            time.advance(to: due)
+            #expect(await time.parked(until: due + UpstreamConnection.pingTimeout), "ping \(missed) has a deadline")
             time.advance(by: UpstreamConnection.pingTimeout)
         }
         #expect(await running.until { $0.links["a"]?.state.lastError != nil })
@@ -59,9 +61,9 @@ import YrdenTransport
         }
         // ±20 % jitter around 5 s.
         #expect(retryAt - time.now >= .seconds(4) && retryAt - time.now <= .seconds(6))
-        #expect(await time.parked(1), "the connection sleeps until its retry")
+        #expect(await time.parked(until: retryAt), "the connection sleeps until its retry")
         time.advance(by: .milliseconds(3900))
-        #expect(await time.parked(1), "not yet due")
+        #expect(await time.parked(until: retryAt), "not yet due")
         #expect(channels.opens("a") == 1)
         time.advance(by: .milliseconds(2200))
         #expect(await running.until { if case .connected = $0.links["a"]?.state { true } else { false } })

@@ -23,7 +23,7 @@ package final class DownstreamSession: Sendable {
         var inFlight: [JSONRPCID: CallHandle] = [:]
         /// Calls in flight the client cancelled: their answers must not be sent (a subset of `inFlight`).
         var cancelledByClient: Set<JSONRPCID> = []
-        var lastSeen: ContinuousClock.Instant = .now
+        var lastSeen: ContinuousClock.Instant
         var outbox = Outbox()
         var ended = false
         /// What `logging/setLevel` asked for; `nil`: no log messages.
@@ -32,7 +32,9 @@ package final class DownstreamSession: Sendable {
         var elicitations: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// The clock idle time is counted on: the gateway's (``SessionStore``'s), so a test moves it.
+    private let time: any TimeSource
 
     init(
         id: String,
@@ -40,8 +42,11 @@ package final class DownstreamSession: Sendable {
         clientInfo: JSONValue,
         capabilities: JSONObject = [:],
         scope: CatalogScope = .gateway,
-        client: ClientKey? = nil
+        client: ClientKey? = nil,
+        time: any TimeSource = SystemTime()
     ) {
+        self.time = time
+        state = Mutex(State(lastSeen: time.now))
         self.id = id
         self.protocolVersion = protocolVersion
         self.clientInfo = clientInfo
@@ -85,7 +90,8 @@ package final class DownstreamSession: Sendable {
     var hasCallsInFlight: Bool { state.withLock { !$0.inFlight.isEmpty } }
 
     /// Marks the session used (at `instant`, now by default), which moves its idle deadline.
-    package func touch(at instant: ContinuousClock.Instant = .now) {
+    package func touch(at instant: ContinuousClock.Instant? = nil) {
+        let instant = instant ?? time.now
         state.withLock { $0.lastSeen = max($0.lastSeen, instant) }
     }
 

@@ -1,6 +1,7 @@
 import Synchronization
 import YrdenConfig
 import YrdenProtocol
+import YrdenTransport
 
 /// Every live downstream session, by id, with a bound on how many and for how long.
 ///
@@ -28,12 +29,16 @@ package final class SessionStore: Sendable {
     package let limit: Int
     package let perClientLimit: Int
     package let idleTimeout: Duration
+    /// The clock idle time is counted on (the gateway's).
+    private let time: any TimeSource
 
     package init(
         limit: Int = GatewaySettings.defaultMaxSessions,
         perClientLimit: Int = GatewaySettings.defaultMaxSessionsPerClient,
-        idleTimeout: Duration = GatewaySettings.defaultSessionIdleTimeout
+        idleTimeout: Duration = GatewaySettings.defaultSessionIdleTimeout,
+        time: any TimeSource = SystemTime()
     ) {
+        self.time = time
         self.limit = limit
         self.perClientLimit = perClientLimit
         self.idleTimeout = idleTimeout
@@ -65,7 +70,8 @@ package final class SessionStore: Sendable {
             clientInfo: ClientIdentity.kept(from: clientInfo),
             capabilities: ClientCapabilities.kept(from: capabilities),
             scope: scope,
-            client: client
+            client: client,
+            time: time
         )
         let refusal = table.withLock { table -> SessionLimitReached? in
             guard table.sessions.count < limit else { return SessionLimitReached(limit: limit) }
@@ -108,7 +114,8 @@ package final class SessionStore: Sendable {
     /// the instant the next one can expire: the earliest deadline of those left, or a whole timeout from now
     /// when none is open (a session opened later expires later still). Sleeping until then needs no polling.
     @discardableResult
-    func expireIdle(now: ContinuousClock.Instant = .now) -> (ended: Int, next: ContinuousClock.Instant) {
+    func expireIdle(now: ContinuousClock.Instant? = nil) -> (ended: Int, next: ContinuousClock.Instant) {
+        let now = now ?? time.now
         let (idle, next) = table.withLock { table in
             var idle: [DownstreamSession] = []
             var next = now + idleTimeout
