@@ -43,7 +43,9 @@ package struct YrdenApplication: Sendable {
     func withUpstreamConnector<Result>(
         _ body: (UpstreamConnector, OAuthCredentials) async throws -> Result
     ) async throws -> Result {
-        try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
+        // The allocator's process-wide tuning, and the trim the engine asks for when large work freed memory.
+        GlibcHeap.install()
+        return try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
             let credentials = try OAuthSetup(loaded: loaded, logger: logger).credentials(httpClient: httpClient)
             let connector = UpstreamConnector(
                 channels: LiveChannels(httpClient: httpClient),

@@ -123,7 +123,6 @@ package final class Gateway: Sendable {
     /// changes add later (handed over by ``connections``). Cancelling the run cancels them all, and each
     /// closes what it opened before the group, and so the run, returns.
     package func run() async {
-        FreedMemory.returnLargeBlocksPromptly()
         await startConnections(snapshot.specs.filter { !$0.disabled })
         await withDiscardingTaskGroup { group in
             group.addTask { await self.expireIdleSessions() }
