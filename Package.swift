@@ -178,7 +178,7 @@ let package = Package(
             name: "YrdenFrontTests",
             dependencies: [
                 "YrdenFront", "YrdenConsole", "YrdenConfig", "YrdenControl", "YrdenEngine", "YrdenHTTPServer",
-                "YrdenLineIO", "YrdenProtocol", "YrdenTransport", log, prometheus,
+                "YrdenLineIO", "YrdenProtocol", "YrdenTesting", "YrdenTransport", log, prometheus,
             ],
             swiftSettings: strict
         ),
