@@ -22,7 +22,7 @@ extension Gateway {
                 max(arguments?["limit"]?.intValue ?? ToolSearchTools.defaultLimit, 1),
                 ToolSearchTools.maxLimit
             )
-            return .success(searchResult(query, limit: limit, view))
+            return .success(try await searchResult(query, limit: limit, view))
         case ToolSearchTools.callName:
             guard let inner = arguments?["name"]?.stringValue else {
                 throw .invalidParams("\(name) needs arguments.name, the name \(ToolSearchTools.searchName) gave")
@@ -49,9 +49,19 @@ extension Gateway {
     /// matches the query's words, the nearest ones come back, and failing those the profile's first tools, both
     /// marked weak (`"match": "weak"` and a sentence before the list), so the agent judges them instead of
     /// giving up on a tool that exists.
-    private func searchResult(_ query: String, limit: Int, _ view: ProfileView) -> JSONValue {
-        let found = searchIndex.search(query, limit: limit) { key in
-            view.toolNames[Route(server: key.server, name: key.name)] != nil
+    private func searchResult(
+        _ query: String,
+        limit: Int,
+        _ view: ProfileView
+    ) async throws(JSONRPCError) -> JSONValue {
+        // Off the event loop, a few at a time: a long query over a large catalog takes tens of milliseconds.
+        let found: SearchResults
+        do {
+            found = try await searchIndex.search(query, limit: limit, time: connector.time) { key in
+                view.toolNames[Route(server: key.server, name: key.name)] != nil
+            }
+        } catch {
+            throw error.rpcError
         }
         var tools: [JSONValue] = found.hits.compactMap { hit in
             view.toolNames[Route(server: hit.key.server, name: hit.key.name)].flatMap { listing(of: $0, view) }

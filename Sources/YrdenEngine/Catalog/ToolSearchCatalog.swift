@@ -2,6 +2,7 @@ import Synchronization
 import YrdenConfig
 import YrdenProtocol
 import YrdenSearch
+import YrdenTransport
 
 /// The one search index over every connected server's tools, shared by every profile in search mode (each
 /// filters the hits to its own tools). Updated one server at a time when that server's tools change, never
@@ -14,6 +15,8 @@ final class ToolSearchCatalog: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The searches running and waiting.
+    let slots = SearchSlots()
 
     /// Brings the index up to date with `snapshot`: every server when it was not kept so far, else the servers
     /// whose tools changed. Drops it when no profile searches.
@@ -39,9 +42,17 @@ final class ToolSearchCatalog: Sendable {
         }
     }
 
-    /// The best matches, or the weak ones when nothing matches (``ToolSearchIndex/searchOrNearest(_:limit:where:)``).
-    func search(_ query: String, limit: Int, where include: (ToolKey) -> Bool) -> SearchResults {
-        state.withLock { $0.index.searchOrNearest(query, limit: limit, where: include) }
+    /// The best matches, or the weak ones when nothing matches (``ToolSearchIndex/searchOrNearest(_:limit:where:)``),
+    /// found on the global executor a few at a time (``SearchSlots``, waiting on `time`). Searched on a copy of
+    /// the index, so a search holds neither the writer nor another search.
+    func search(
+        _ query: String,
+        limit: Int,
+        time: any TimeSource,
+        where include: @escaping @Sendable (ToolKey) -> Bool
+    ) async throws(SearchSlots.Refusal) -> SearchResults {
+        let index = state.withLock { $0.index }
+        return try await slots.run(time: time) { index.searchOrNearest(query, limit: limit, where: include) }
     }
 
     /// Server `id`'s tools as the index reads them (its tool filter applied); `nil` while it is not connected.
