@@ -15,9 +15,13 @@ struct TokenResponse: Sendable, Hashable, CustomStringConvertible {
         if let type = document["token_type"]?.stringValue, type.lowercased() != "bearer" { return nil }
         self.accessToken = accessToken
         refreshToken = document["refresh_token"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        // Some servers send the lifetime as a string.
+        // Some servers send the lifetime as a string. One that is no finite, non-negative number ("1e400",
+        // "nan", -5) is taken as unsaid: NaN would make the token never due for refresh, and its expiry is
+        // written to the token file and shown by the admin API as a time.
         let lifetime = document["expires_in"]
-        expiresIn = lifetime?.doubleValue ?? lifetime?.stringValue.flatMap(Double.init)
+        expiresIn = (lifetime?.doubleValue ?? lifetime?.stringValue.flatMap(Double.init)).flatMap {
+            $0.isFinite && $0 >= 0 ? $0 : nil
+        }
         scopes = document["scope"]?.stringValue.map { $0.split(separator: " ").map(String.init) }
     }
 

@@ -81,6 +81,15 @@ import YrdenStorage
         #expect(TokenResponse(["token_type": "Bearer"]) == nil)
     }
 
+    @Test(arguments: ["1e400", "nan", "inf", "-inf", "-5"])
+    func aLifetimeThatIsNoTimeIsTakenAsUnsaid(_ lifetime: String) throws {
+        let response = try #require(
+            TokenResponse(["access_token": "a", "token_type": "Bearer", "expires_in": .string(lifetime)])
+        )
+        #expect(response.expiresIn == nil)
+        #expect(TokenResponse(["access_token": "a", "expires_in": -5])?.expiresIn == nil)
+    }
+
     @Test func basicCredentialsAreFormEncodedThenBase64() {
         let client = ClientRegistration(
             clientID: "my client",
