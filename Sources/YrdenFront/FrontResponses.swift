@@ -11,7 +11,8 @@ enum FrontResponses {
         json(status, bytes: message.serialized(), headers: headers)
     }
 
-    private static func json(_ status: Int, bytes: [UInt8], headers: HTTPHeaders) -> HTTPResponse {
+    /// An answer serialized already (a cached listing).
+    static func json(_ status: Int, bytes: [UInt8], headers: HTTPHeaders = []) -> HTTPResponse {
         // Most answers carry no header of their own: they share one list instead of allocating one each.
         guard !headers.isEmpty else { return HTTPResponse(status: status, headers: jsonType, body: .bytes(bytes)) }
         var headers = headers

@@ -49,7 +49,13 @@ package struct FrontRouter: Sendable {
             gateway: gateway,
             channels: LegacySSEChannels(limit: settings.maxSessions, perClientLimit: settings.maxSessionsPerClient)
         )
-        admin = AdminAPI(gateway: gateway, store: store, adminToken: settings.adminToken, logger: logger)
+        admin = AdminAPI(
+            gateway: gateway,
+            store: store,
+            adminToken: settings.adminToken,
+            logger: logger,
+            metrics: metrics
+        )
         adminToken = settings.adminToken
         self.metrics = MetricsEndpoint(registry: metrics)
         oauthCallback = OAuthCallbackEndpoint(signIns: signIns)

@@ -47,16 +47,16 @@ extension AdminAPI {
 
     /// The profile's tools as its clients see them (in search mode, the tools its search reaches), each with
     /// its server and the name that server knows it by; and the names its renames made clash.
-    func listProfileTools(_ name: String) throws(AdminProblem) -> HTTPResponse {
+    /// Made off the event loop and kept while the view is unchanged, as `/tools` is (``HeavyReads``).
+    func listProfileTools(_ name: String) async throws(AdminProblem) -> HTTPResponse {
         guard let view = gateway.snapshot.profiles[name] else { throw Self.unknownProfile(name) }
-        let tools = view.visibleTools.compactMap { tool -> JSONValue? in
-            guard let shown = tool["name"]?.stringValue, let route = view.toolRoutes[shown] else { return nil }
-            return ["server": .string(route.server), "upstreamName": .string(route.name), "tool": tool]
+        return await heavyReads.answer(.profileTools, key: "profiles/\(name)/tools", from: .object(view)) {
+            let tools = view.visibleTools.compactMap { tool -> JSONValue? in
+                guard let shown = tool["name"]?.stringValue, let route = view.toolRoutes[shown] else { return nil }
+                return ["server": .string(route.server), "upstreamName": .string(route.name), "tool": tool]
+            }
+            return ["tools": .array(tools), "conflicts": .array(view.conflicts.map(JSONValue.string))]
         }
-        return FrontResponses.json(
-            200,
-            ["tools": .array(tools), "conflicts": .array(view.conflicts.map(JSONValue.string))]
-        )
     }
 
     private func view(of name: String, entry: JSONValue) -> JSONValue {

@@ -1,4 +1,5 @@
 import Logging
+import Prometheus
 import YrdenConfig
 import YrdenControl
 import YrdenEngine
@@ -15,8 +16,16 @@ package struct AdminAPI: Sendable {
     let store: ConfigStore
     let access: AdminAccess
     let logger: Logger
+    /// The listings that grow with the catalog, made off the event loop.
+    let heavyReads: HeavyReads
 
-    init(gateway: Gateway, store: ConfigStore, adminToken: String?, logger: Logger) {
+    init(
+        gateway: Gateway,
+        store: ConfigStore,
+        adminToken: String?,
+        logger: Logger,
+        metrics: PrometheusCollectorRegistry? = nil
+    ) {
         self.gateway = gateway
         self.store = store
         self.access = AdminAccess(
@@ -25,6 +34,7 @@ package struct AdminAPI: Sendable {
             publicURL: gateway.settings.publicURL
         )
         self.logger = logger
+        heavyReads = HeavyReads(registry: metrics)
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -64,13 +74,14 @@ package struct AdminAPI: Sendable {
         case .startServerAuth(let id): return try await startServerAuth(id)
         case .completeServerAuth(let id): return try await completeServerAuth(id, request)
         case .deleteServerTokens(let id): return try await deleteServerTokens(id)
-        case .listServerTools(let id): return try listServerCatalog(id, kinds: [.tools])
-        case .listServerPrompts(let id): return try listServerCatalog(id, kinds: [.prompts])
-        case .listServerResources(let id): return try listServerCatalog(id, kinds: [.resources, .resourceTemplates])
-        case .listTools: return listTools()
+        case .listServerTools(let id): return try await listServerCatalog(id, kinds: [.tools], request)
+        case .listServerPrompts(let id): return try await listServerCatalog(id, kinds: [.prompts], request)
+        case .listServerResources(let id):
+            return try await listServerCatalog(id, kinds: [.resources, .resourceTemplates], request)
+        case .listTools: return await listTools()
         case .listToolPins: return listToolPins()
         case .approveTool(let id, let tool): return try await approveTool(tool, of: id, request)
-        case .listLogs: return try listLogs(request)
+        case .listLogs: return try await listLogs(request)
         case .streamEvents: return streamEvents()
         case .getConfig: return await getConfig()
         case .replaceConfig: return try await replaceConfig(request)
@@ -78,7 +89,7 @@ package struct AdminAPI: Sendable {
         case .getProfile(let name): return try await getProfile(name)
         case .putProfile(let name): return try await putProfile(name, request)
         case .deleteProfile(let name): return try await deleteProfile(name)
-        case .listProfileTools(let name): return try listProfileTools(name)
+        case .listProfileTools(let name): return try await listProfileTools(name)
         }
     }
 
