@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -243,6 +244,39 @@ def test_the_demo_app_calls_a_tool_through_the_host(gateway, yrden, browser) -> 
         wait_for(lambda: console.text_of("#status") == "ok", "the tool result in the page")
         browser.find_element(By.ID, "add").click()
         assert wait_for(lambda: (t := console.text_of("#sum")).startswith("= ") and t, "the sum") == "= 5"
+
+
+def test_an_app_pages_calls_do_not_read_its_servers_catalog_each_time(gateway, yrden, browser) -> None:
+    """Each call an app page makes is checked against its server's tool list; the console reads that list whole
+    once and then only asks whether it changed (ETag), so calls cost no catalog serialization on the gateway."""
+    gw = gateway(demo_config(yrden))
+    console = Console(browser, gw).open("explore")
+    console.call_tool("demo", "demo__show_dashboard")
+    card = wait_for(lambda: console.app_cards("show_dashboard")[0], "the dashboard view")
+    calls = 6
+    with console.in_app_page(card):
+        wait_for(lambda: console.text_of("#status") == "ok", "the tool result in the page")
+        for a in range(calls):
+            field = browser.find_element(By.ID, "a")
+            field.clear()
+            field.send_keys(str(a))
+            browser.find_element(By.ID, "add").click()
+            wait_for(lambda: console.text_of("#sum") == f"= {a + 3}", f"the sum of call {a + 1}")
+    reads = list_reads(gw)
+    assert reads.get(("server_tools", "built"), 0) + reads.get(("server_tools", "cached"), 0) == 1, reads
+    assert reads.get(("server_tools", "not_modified"), 0) == calls - 1, reads
+
+
+def list_reads(gw: Gateway) -> dict[tuple[str, str], float]:
+    """``yrden_admin_list_reads_total`` from ``/metrics``, by (list, answer)."""
+    text = httpx2.get(f"{gw.base}/metrics", timeout=10.0).text
+    reads: dict[tuple[str, str], float] = {}
+    for line in text.splitlines():
+        if not line.startswith("yrden_admin_list_reads_total{"):
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0]))
+        reads[(labels["list"], labels["answer"])] = float(line.rsplit(" ", 1)[1])
+    return reads
 
 
 def test_two_app_views_each_see_their_own_call(gateway, browser, origins) -> None:

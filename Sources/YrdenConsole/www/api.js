@@ -99,6 +99,28 @@ export const servers = {
 
 export const allTools = () => api('GET', '/tools');
 
+/**
+ * A GET of `path` sending `If-None-Match: etag` when given: `{status, etag, body}`, status 304 (no body) when
+ * the gateway says the copy tagged `etag` is current. Other failures throw ApiError, as `api` does.
+ */
+export async function revalidate(path, etag) {
+  const response = await withToken((auth) => {
+    const headers = { Accept: 'application/json', ...auth };
+    if (etag) headers['If-None-Match'] = etag;
+    return fetch(`/api/v1${path}`, { headers, cache: 'no-store' });
+  });
+  if (response.status === 304) return { status: 304, etag };
+  const text = await response.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = { detail: text };
+  }
+  if (!response.ok) throw new ApiError(response.status, parsed);
+  return { status: response.status, etag: response.headers.get('ETag'), body: parsed };
+}
+
 export const toolPins = {
   list: () => api('GET', '/tool-pins'),
   approve: (server, tool, digest) =>

@@ -2,10 +2,11 @@
 // speaks JSON-RPC over postMessage with this page, and reaches tools and resources of its own server only:
 // its requests go to that server's own endpoint (/servers/{id}/mcp), never by name or URI through the
 // aggregate, whose routes would take a URI the page chose to whichever server the gateway's table names.
-import { servers } from './api.js';
+import { revalidate } from './api.js';
 import { allowList, buildAppCsp } from './app-csp.js';
 import { confirmAction } from './dialogs.js';
 import { h } from './dom.js';
+import { ListCache } from './list-cache.js';
 import { McpClient } from './mcp-client.js';
 import { currentTheme, onThemeChange } from './theme.js';
 
@@ -30,6 +31,7 @@ export class AppHost {
   constructor({ settings, list, empty }) {
     this.settings = settings;
     this.serverClients = new Map(); // server id → the console's session on that server's own endpoint
+    this.lists = new ListCache(revalidate); // servers' own lists, revalidated by ETag before each use
     this.list = list;
     this.empty = empty;
     this.views = new Set();
@@ -59,6 +61,11 @@ export class AppHost {
       this.serverClients.set(serverId, new McpClient(serverEndpoint(serverId)));
     }
     return this.serverClients.get(serverId);
+  }
+
+  /** Server `serverId`'s own tools, or resources and templates (`list`), current as of this call. */
+  listOf(serverId, list) {
+    return this.lists.get(`/servers/${encodeURIComponent(serverId)}/${list}`);
   }
 
   closed(view) {
@@ -93,7 +100,7 @@ class AppView {
     if (!this.uri?.startsWith('ui://')) throw new Error(`The tool's UI resource is not a ui:// URI: ${this.uri}`);
     const [read, listing] = await Promise.all([
       this.client.request('resources/read', { uri: this.uri }),
-      servers.resources(this.serverId).catch(() => ({ resources: [] })),
+      this.host.listOf(this.serverId, 'resources').catch(() => ({ resources: [] })),
     ]);
     const contents = read?.contents || [];
     if (contents.length !== 1) throw new Error(`Expected one content item for ${this.uri}, got ${contents.length}`);
@@ -232,14 +239,14 @@ class AppView {
       case 'tools/call':
         return this.#callTool(params);
       case 'tools/list':
-        return { tools: (await servers.tools(this.serverId)).tools.filter(appVisible) };
+        return { tools: (await this.host.listOf(this.serverId, 'tools')).tools.filter(appVisible) };
       case 'resources/read':
         if (typeof params.uri !== 'string') throw Object.assign(new Error('resources/read needs a uri'), { code: -32602 });
         return this.client.request('resources/read', { uri: params.uri });
       case 'resources/list':
-        return { resources: (await servers.resources(this.serverId)).resources };
+        return { resources: (await this.host.listOf(this.serverId, 'resources')).resources };
       case 'resources/templates/list':
-        return { resourceTemplates: (await servers.resources(this.serverId)).resourceTemplates };
+        return { resourceTemplates: (await this.host.listOf(this.serverId, 'resources')).resourceTemplates };
       case 'ui/open-link':
         return this.#openLink(params.url);
       case 'ui/message':
@@ -273,7 +280,7 @@ class AppView {
   // endpoint; that endpoint applies the server's tool filter and pinning as the aggregate does.
   async #callTool({ name, arguments: args }) {
     if (typeof name !== 'string') throw Object.assign(new Error('tools/call needs a tool name'), { code: -32602 });
-    const { tools } = await servers.tools(this.serverId);
+    const { tools } = await this.host.listOf(this.serverId, 'tools');
     const tool = tools.find((t) => t.name === name);
     if (!tool) throw Object.assign(new Error(`${this.serverId} has no tool "${name}"`), { code: -32602 });
     if (!appVisible(tool)) throw new Error(`"${name}" is not visible to apps`);
