@@ -261,6 +261,42 @@ import YrdenTesting
         await front.stop()
     }
 
+    @Test func aListenStreamAcknowledgesThenCarriesOnlyTheKindsItAskedForStamped() async throws {
+        let front = try InProcessFront()
+        #expect(await front.connected("a"))
+        let listen = InProcessFront.request(
+            11,
+            MCPMethod.subscriptionsListen,
+            [
+                "notifications": ["toolsListChanged": true],
+                "_meta": [
+                    ModernEnvelope.versionKey: .string(ProtocolVersion.modern), ModernEnvelope.capabilitiesKey: [:],
+                ],
+            ]
+        )
+        let routing = [("MCP-Protocol-Version", ProtocolVersion.modern), ("Mcp-Method", MCPMethod.subscriptionsListen)]
+        let answer = try #require(await front.post(listen, headers: routing))
+        #expect(answer.status == 200)
+        #expect(answer.mediaType == "text/event-stream")
+        let stream = try #require(answer.stream)
+        let acknowledged = try #require(await stream.nextJSON())
+        #expect(acknowledged["method"]?.stringValue == MCPMethod.subscriptionsAcknowledged)
+        #expect(acknowledged["params"]?["notifications"] == ["toolsListChanged": true])
+
+        front["a"].change {
+            $0.prompts = [FakeUpstreamScript.prompt("p")]
+            $0.tools.append(FakeUpstreamScript.tool("added"))
+        }
+        #expect(front["a"].notify(MCPMethod.promptsListChanged))
+        #expect(front["a"].notify(MCPMethod.toolsListChanged))
+        let change = try #require(await stream.nextJSON())
+        #expect(change["method"]?.stringValue == MCPMethod.toolsListChanged, "prompts were not asked for")
+        #expect(change["params"]?["_meta"]?[ModernEnvelope.subscriptionIDKey] == 11)
+        stream.close()
+        #expect(await stream.ended())
+        await front.stop()
+    }
+
     @Test func aForeignOriginOrHostIsRefused() async throws {
         let front = try InProcessFront()
         let origin = try #require(
