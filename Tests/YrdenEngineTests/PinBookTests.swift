@@ -150,4 +150,38 @@ import YrdenProtocol
         #expect(!observation.refused.isEmpty && observation.refused.allSatisfy(\.bookFull))
         #expect(book.storedBytes <= PinBook.maxBookBytes)
     }
+
+    /// The changed fields and the bytes held are kept as the book changes (not found again at every listing or
+    /// approval, which made 2,000 changed tools quadratic): at each step they equal what a fresh look finds.
+    @Test func changedFieldsAndStoredBytesFollowEveryStep() throws {
+        var book = PinBook()
+        func check() throws {
+            let fresh = try PinBook(json: try JSONValue.parse(Array(book.json.jsonText.utf8)))
+            #expect(book.storedBytes == fresh.storedBytes)
+            for server in book.servers.keys {
+                #expect(book.changedTools(of: server) == fresh.changedTools(of: server))
+            }
+        }
+        _ = book.observe("s", tools: [Self.tool("a", "A"), Self.tool("b", "B")], at: 1)
+        try check()
+        _ = book.observe("s", tools: [Self.tool("a", "A2"), Self.tool("b", "B")], at: 2)
+        #expect(book.changedTools(of: "s") == ["a": ["description"]])
+        try check()
+        let renamed = ToolDefinition(tool: ["name": "a", "description": "A2", "title": "Now titled"])
+        _ = book.observe("s", tools: [renamed, Self.tool("b", "B")], at: 3)
+        #expect(book.changedTools(of: "s") == ["a": ["title", "description"]])
+        try check()
+        _ = try book.approve("s", tool: "a", at: 4).get()
+        #expect(book.changedTools(of: "s").isEmpty && book["s", "a"]?.changedFields == [])
+        try check()
+        _ = book.observe("s", tools: [Self.tool("a", "A")], at: 5)
+        #expect(book.changedTools(of: "s") == ["a": ["title", "description"]])
+        _ = book.observe("s", tools: [renamed], at: 6)
+        #expect(book.changedTools(of: "s").isEmpty, "back to the pinned definition")
+        try check()
+        _ = book.observe("t", tools: [Self.tool("x", "X")], at: 7)
+        book.keepOnly(["t"])
+        try check()
+        #expect(book.storedBytes == Self.tool("x", "X").canonicalBytes)
+    }
 }

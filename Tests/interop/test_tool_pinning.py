@@ -273,3 +273,59 @@ def test_pins_changed_says_none_changed_and_how_many_are_pinned(gateway, yrden, 
     assert listed.returncode == 0, listed.stderr
     assert "no changed tools; 2 pinned tools are as pinned" in listed.stdout, listed.stdout
     assert "no pinned tools" not in listed.stdout
+
+
+CATALOG_SERVER = INTEROP_DIR / "servers" / "catalog_server.py"
+
+
+async def test_approvals_made_together_are_each_in_the_pin_file_when_answered_and_outlive_a_kill(gateway, tmp_path):
+    """8 operators approve 200 changed tools at once. The gateway's pin saver writes the file off its event loop,
+    once for many approvals, yet each answer finds its own approval in the file already; so a gateway killed right
+    after the last answer (no save at shutdown) starts again with every approved definition pinned."""
+    count = 200
+    document = {
+        "gateway": {"dataDir": str(tmp_path / "data")},
+        "security": {"toolPinning": "enforce"},
+        "mcpServers": {"big": {"command": PYTHON, "args": [str(CATALOG_SERVER), "--tools", str(count)]}},
+    }
+    pin_file = tmp_path / "data" / "tool-pins.json"
+    first = gateway(document)
+    async with mcp_session(first.url) as session:
+        await session.wait_for_tools({"big__shift"})
+        assert text_of(await session.client.call_tool("big__shift", {"start": 0, "count": count})) == f"shifted {count}"
+
+    def changed() -> dict[str, str] | None:
+        pins = api(first.base, "GET", "/tool-pins").json()["pins"]
+        pending = {p["tool"]: p["change"]["digest"] for p in pins if p["state"] == "changed"}
+        return pending if len(pending) == count else None
+
+    pending = await await_until(changed, 30, interval=0.2, what=f"{count} tools changed")
+    queue = list(pending.items())
+    late: list[str] = []
+    async with httpx2.AsyncClient(timeout=60.0) as http:
+
+        async def operator() -> None:
+            while queue:
+                tool, digest = queue.pop()
+                answer = await http.post(
+                    f"{first.base}/api/v1/servers/big/tools/{tool}/approve", json={"digest": digest}
+                )
+                assert answer.status_code == 200, answer.text
+                entry = json.loads(pin_file.read_text())["servers"]["big"][tool]
+                if "pending" in entry or "Revision 1." not in entry["pinned"]["description"]:
+                    late.append(tool)
+
+        async with anyio.create_task_group() as operators:
+            for _ in range(8):
+                operators.start_soon(operator)
+    assert not late, f"answered before the pin file held the approval: {late[:5]}"
+    first.proc.kill()  # no save at shutdown: what the file holds is what the answers promised
+    first.proc.wait(timeout=10)
+    first.stop()
+
+    second = gateway(document)
+    async with mcp_session(second.url) as session:
+        await session.wait_for_tools({"big__shift"})
+    pins = {p["tool"]: p for p in api(second.base, "GET", "/tool-pins").json()["pins"] if p["server"] == "big"}
+    # The restarted server lists its first definitions again: each is a change from the approved one.
+    assert all(pins[tool]["digest"] == digest for tool, digest in pending.items())
