@@ -93,6 +93,7 @@ package final class AggregatedCatalog: @unchecked Sendable {
         toolRoutes.reserveCapacity(toolCount)
         tools.reserveCapacity(toolCount)
         toolDigests.reserveCapacity(toolCount)
+        resourceOwners.reserveCapacity(sources.reduce(0) { $0 + $1.catalog.resources.count })
         promptRoutes.reserveCapacity(promptCount)
         prompts.reserveCapacity(promptCount)
         // Each upstream tool name's first owner; names that turn out to have several move to `ambiguousBareTools`.
