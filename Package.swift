@@ -134,8 +134,8 @@ let package = Package(
         .executableTarget(
             name: "yrden",
             dependencies: [
-                "YrdenApp", "YrdenConfig", "YrdenDemoServer", "YrdenProtocol", argumentParser, log, metrics, prometheus,
-                httpClient, nioCore, nioHTTP1,
+                "YrdenApp", "YrdenConfig", "YrdenDemoServer", "YrdenLineIO", "YrdenProtocol", argumentParser, log,
+                metrics, prometheus, httpClient, nioCore, nioHTTP1,
             ],
             swiftSettings: strict
         ),

@@ -6,9 +6,11 @@ import Glibc
 #endif
 
 /// One JSON object per line on stderr, for containers whose log collectors parse lines:
-/// `{"time", "level", "label", "message", ...metadata}`.
+/// `{"time", "level", "label", "message", ...metadata}`. Lines go through `output`, never written by the
+/// caller (which may be the event loop).
 struct JSONLogHandler: LogHandler {
     let label: String
+    let output: LogLineQueue
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
@@ -33,7 +35,7 @@ struct JSONLogHandler: LogHandler {
         }
         var bytes = JSONValue.object(line).serialized()
         bytes.append(0x0A)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        output.append(bytes)
     }
 
     /// RFC 3339 UTC with milliseconds, from the wall clock.

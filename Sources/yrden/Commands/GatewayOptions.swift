@@ -32,14 +32,17 @@ struct GatewayOptions: ParsableArguments {
     ) async throws {
         let level = logLevel ?? defaultLogLevel
         let format = logFormat
+        // Lines are queued and written by a thread of their own: a stderr nobody reads must not stop the loop.
+        let stderr = LogLineQueue(fd: 2)
+        defer { stderr.flush() }
         LoggingSystem.bootstrap { label in
             switch format {
             case .text:
-                var handler = StreamLogHandler.standardError(label: label)
+                var handler = StreamLogHandler(label: label, stream: QueuedLogStream(queue: stderr))
                 handler.logLevel = level
                 return handler
             case .json:
-                var handler = JSONLogHandler(label: label)
+                var handler = JSONLogHandler(label: label, output: stderr)
                 handler.logLevel = level
                 return handler
             }
