@@ -10,12 +10,17 @@ import YrdenProtocol
 /// Approvals do not go through the config store: pins are not config, and an approval writes only the pin
 /// file, before it answers (off the event loop: the handler waits for the gateway's pin saver).
 extension AdminAPI {
-    func listToolPins() -> HTTPResponse {
-        let mode = gateway.toolPins.mode
-        let pins = gateway.toolPinEntries.map {
-            ToolPinView.json(server: $0.server, tool: $0.tool, pin: $0.pin, mode: mode)
+    /// Built off the event loop (``HeavyReads``): 10,000 pins, with both definitions and the diff of each
+    /// changed one, took the loop a few hundred milliseconds while 2,000 definitions changed.
+    func listToolPins() async -> HTTPResponse {
+        let gateway = self.gateway
+        return await heavyReads.answer(.toolPins) {
+            let mode = gateway.toolPins.mode
+            let pins = gateway.toolPinEntries.map {
+                ToolPinView.json(server: $0.server, tool: $0.tool, pin: $0.pin, mode: mode)
+            }
+            return ["mode": .string(mode.rawValue), "pins": .array(pins)]
         }
-        return FrontResponses.json(200, ["mode": .string(mode.rawValue), "pins": .array(pins)])
     }
 
     /// The body is optional; `{"digest": "…"}` approves only the pending definition with that digest.

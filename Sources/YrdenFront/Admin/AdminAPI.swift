@@ -79,7 +79,7 @@ package struct AdminAPI: Sendable {
         case .listServerResources(let id):
             return try await listServerCatalog(id, kinds: [.resources, .resourceTemplates], request)
         case .listTools: return await listTools()
-        case .listToolPins: return listToolPins()
+        case .listToolPins: return await listToolPins()
         case .approveTool(let id, let tool): return try await approveTool(tool, of: id, request)
         case .listLogs: return try await listLogs(request)
         case .streamEvents: return streamEvents()

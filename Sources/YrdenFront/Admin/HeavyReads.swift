@@ -16,6 +16,7 @@ struct HeavyReads: Sendable {
         case serverTools = "server_tools"
         case serverPrompts = "server_prompts"
         case serverResources = "server_resources"
+        case toolPins = "tool_pins"
         case profileTools = "profile_tools"
         case logs
     }
