@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -20,7 +21,8 @@
 
 int yrden_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
-/// Between fork and exec only async-signal-safe calls: the parent has other threads.
+/// Between clone and exec only async-signal-safe calls that write nothing the parent reads: the child shares
+/// its memory and the parent has other threads.
 static void become_standard_stream(int fd, int target) {
     if (fd == target) {
         fcntl(fd, F_SETFD, 0);
@@ -42,52 +44,81 @@ void yrden_set_child_open_file_limit(unsigned long long soft) {
     __atomic_store_n(&child_open_file_limit, soft, __ATOMIC_RELAXED);
 }
 
+/// What the child needs between clone and exec, on the parent's memory (the child shares it until exec).
+struct spawn_request {
+    const char *file;
+    char *const *argv;
+    char *const *envp;
+    const char *cwd;
+    int fds[3];
+    int death_signal;
+    int report_fd;
+    pid_t parent;
+};
+
+static int spawned_child(void *argument) {
+    struct spawn_request *request = argument;
+    struct sigaction standard = {.sa_handler = SIG_DFL};
+    for (int number = 1; number < NSIG; number++) sigaction(number, &standard, NULL);
+    if (setsid() < 0) fail_in_child(request->report_fd);
+    if (prctl(PR_SET_PDEATHSIG, request->death_signal) != 0) fail_in_child(request->report_fd);
+    if (getppid() != request->parent) _exit(127);  // the gateway died before the line above took effect
+    rlim_t nofile = (rlim_t)__atomic_load_n(&child_open_file_limit, __ATOMIC_RELAXED);
+    struct rlimit files;
+    if (nofile > 0 && getrlimit(RLIMIT_NOFILE, &files) == 0 && nofile < files.rlim_cur) {
+        files.rlim_cur = nofile;
+        setrlimit(RLIMIT_NOFILE, &files);
+    }
+    // Ordered so that no source is overwritten before it is copied (a copy of the array: the parent's stays).
+    int fds[3] = {request->fds[0], request->fds[1], request->fds[2]};
+    for (int target = 0; target < 3; target++) {
+        for (int later = target + 1; later < 3; later++) {
+            if (fds[later] == target) {
+                fds[later] = fcntl(fds[later], F_DUPFD_CLOEXEC, 3);
+                if (fds[later] < 0) fail_in_child(request->report_fd);
+            }
+        }
+        become_standard_stream(fds[target], target);
+    }
+    if (request->cwd != NULL && chdir(request->cwd) != 0) fail_in_child(request->report_fd);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execvpe(request->file, request->argv, request->envp);
+    fail_in_child(request->report_fd);
+}
+
+/// The child shares the parent's memory until it execs (`CLONE_VM | CLONE_VFORK`, as `posix_spawn` does), so
+/// starting it costs the same whatever the gateway's size: a `fork` copies the page tables of every mapping,
+/// 7 ms at 50 MB of resident memory and 55 ms at 800 MB on a small virtual machine, and the thread that spawns
+/// is the event loop. The calling thread is suspended until the child has exec'd or failed.
 int yrden_spawn(const char *file, char *const argv[], char *const envp[], const char *cwd, int in_fd, int out_fd,
                 int err_fd, int death_signal, pid_t *pid) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) return errno;
+    const size_t stack_size = 256 * 1024;
+    void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) {
+        int error = errno;
+        close(report[0]);
+        close(report[1]);
+        return error;
+    }
+    struct spawn_request request = {
+        .file = file, .argv = argv, .envp = envp, .cwd = cwd, .fds = {in_fd, out_fd, err_fd},
+        .death_signal = death_signal, .report_fd = report[1], .parent = getpid(),
+    };
     sigset_t all, previous;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &previous);
-    pid_t parent = getpid();
-    pid_t child = fork();
-    if (child == 0) {
-        close(report[0]);
-        struct sigaction standard = {.sa_handler = SIG_DFL};
-        for (int number = 1; number < NSIG; number++) sigaction(number, &standard, NULL);
-        if (setsid() < 0) fail_in_child(report[1]);
-        if (prctl(PR_SET_PDEATHSIG, death_signal) != 0) fail_in_child(report[1]);
-        if (getppid() != parent) _exit(127);  // the gateway died before the line above took effect
-        rlim_t nofile = (rlim_t)__atomic_load_n(&child_open_file_limit, __ATOMIC_RELAXED);
-        struct rlimit files;
-        if (nofile > 0 && getrlimit(RLIMIT_NOFILE, &files) == 0 && nofile < files.rlim_cur) {
-            files.rlim_cur = nofile;
-            setrlimit(RLIMIT_NOFILE, &files);
-        }
-        // Ordered so that no source is overwritten before it is copied.
-        int fds[3] = {in_fd, out_fd, err_fd};
-        for (int target = 0; target < 3; target++) {
-            for (int later = target + 1; later < 3; later++) {
-                if (fds[later] == target) {
-                    fds[later] = fcntl(fds[later], F_DUPFD_CLOEXEC, 3);
-                    if (fds[later] < 0) fail_in_child(report[1]);
-                }
-            }
-            become_standard_stream(fds[target], target);
-        }
-        if (cwd != NULL && chdir(cwd) != 0) fail_in_child(report[1]);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        execvpe(file, argv, envp);
-        fail_in_child(report[1]);
-    }
-    int fork_error = errno;
+    pid_t child = clone(spawned_child, (char *)stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &request);
+    int clone_error = errno;
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    munmap(stack, stack_size);
     close(report[1]);
     if (child < 0) {
         close(report[0]);
-        return fork_error;
+        return clone_error;
     }
     int child_error = 0;
     ssize_t got;

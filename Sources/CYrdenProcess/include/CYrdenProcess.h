@@ -10,7 +10,8 @@ int yrden_pipe_cloexec(int fds[2]);
 
 /// Starts `file` (searched in PATH) in a new session with `in_fd`, `out_fd`, `err_fd` as its standard
 /// streams, an empty signal mask, default signal dispositions, `cwd` (when not NULL) and `death_signal`
-/// as its parent-death signal. posix_spawn cannot set the last one, hence fork and exec.
+/// as its parent-death signal. posix_spawn cannot set the last one, hence clone (sharing memory until the
+/// exec, as posix_spawn does: no copy of the caller's page tables) and exec.
 /// Returns 0 and the pid, or the errno of what failed (exec included: the child reports it over a pipe).
 int yrden_spawn(const char *file, char *const argv[], char *const envp[], const char *cwd, int in_fd, int out_fd,
                 int err_fd, int death_signal, pid_t *pid);
