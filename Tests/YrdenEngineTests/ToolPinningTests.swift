@@ -118,6 +118,25 @@ import YrdenTesting
         await running.stop()
     }
 
+    /// Whoever reacts to a changed tool's event finds the change already served (the tool flagged), since the
+    /// event is announced after the marks are published.
+    @Test func aChangedToolsEventFollowsItsMarks() async throws {
+        let running = Self.running(.warn)
+        #expect(await running.connected("a"))
+        let gateway = running.gateway
+        let events = gateway.events.subscribe()
+        let flaggedAtEvent = Task { () -> Bool? in
+            for await sequenced in events {
+                guard case .toolPin = sequenced.event else { continue }
+                return gateway.snapshot.links["a"]?.pinMarks.flagged["echo"] != nil
+            }
+            return nil
+        }
+        await Self.rugPull(running)
+        #expect(await flaggedAtEvent.value == true)
+        await running.stop()
+    }
+
     @Test func changingBackServesTheToolAgain() async throws {
         let running = Self.running(.enforce)
         #expect(await running.connected("a"))

@@ -16,19 +16,20 @@ package enum ToolApprovalError: Error, Sendable, Hashable {
 /// Pinning as the gateway applies it: lists pinned as connections load them, changes logged and announced,
 /// operators' approvals and mode changes published to the snapshot.
 extension Gateway {
-    /// Pins server `server`'s tools as `catalog` lists them, logs and announces every change, and returns the
-    /// marks to publish with the lists.
-    func pinTools(of server: String, _ catalog: ServerCatalog) -> RevisedPinMarks {
+    /// Pins server `server`'s tools as `catalog` lists them and logs every change. Returns the marks to publish
+    /// with the lists and the changes' events, which the caller announces once it has published the marks: an
+    /// operator (or script) told that a tool changed then finds it flagged or withheld, not served as before.
+    func pinTools(of server: String, _ catalog: ServerCatalog) -> PinnedTools {
         let (observation, marks) = toolPins.observe(server, tools: catalog.tools)
         if observation.newPins > 0 {
             let line = "pinned \(observation.newPins) new tool definition\(observation.newPins == 1 ? "" : "s")"
             logger.info("\(line)", metadata: ["server": "\(server)"])
             logRing(server)?.append(line, level: .info, event: "pinning")
         }
-        report(observation.changes)
+        let announcements = report(observation.changes)
         reportRefused(observation.refused, of: server)
         if observation.modified { toolPins.requestSave() }
-        return marks
+        return PinnedTools(marks: marks, announcements: announcements)
     }
 
     /// A warning in the gateway's log and the server's ring for each definition too large to pin.
@@ -94,14 +95,16 @@ extension Gateway {
         logger.notice("tool pinning is now \(mode.rawValue)")
         log.append("tool pinning is now \(mode.rawValue)", level: .notice, event: "pinning")
         let current = snapshot
+        var announcements: [GatewayEvent] = []
         if mode != .off {
             if toolPins.keepOnly(Set(current.order)) { toolPins.requestSave() }
             for id in current.order {
                 guard let link = current.links[id], link.state.isConnected, let catalog = link.catalog else { continue }
-                _ = pinTools(of: id, catalog)
+                announcements += pinTools(of: id, catalog).announcements
             }
         }
         await republishPinMarks(of: current.order)
+        events.publish(announcements)
     }
 
     /// Drops the pins of servers that are gone from the config.
@@ -133,8 +136,8 @@ extension Gateway {
 
     /// A log line (warning for a change, with its diff) in the gateway's log and the server's ring, and an
     /// event, for each change.
-    private func report(_ changes: [PinChange]) {
-        guard !changes.isEmpty else { return }
+    private func report(_ changes: [PinChange]) -> [GatewayEvent] {
+        guard !changes.isEmpty else { return [] }
         let mode = toolPins.mode
         var events: [GatewayEvent] = []
         for change in changes {
@@ -153,7 +156,7 @@ extension Gateway {
             )
             events.append(.toolPin(ToolPinEvent(change: change, withheld: withheld)))
         }
-        self.events.publish(events)
+        return events
     }
 
     private static func logLine(_ change: PinChange, withheld: Bool) -> (Logger.Level, String) {

@@ -57,3 +57,10 @@ package struct RevisedPinMarks: Sendable, Hashable {
     package var marks: ToolPinMarks
     package var revision: UInt64
 }
+
+/// A server's lists as pinning left them: the marks to publish with them, and the events of the changes found,
+/// to announce once the marks are published.
+struct PinnedTools: Sendable {
+    var marks: RevisedPinMarks
+    var announcements: [GatewayEvent]
+}

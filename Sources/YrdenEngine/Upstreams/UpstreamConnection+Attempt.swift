@@ -116,10 +116,10 @@ extension UpstreamConnection {
             }
         }
         let catalog = try await loader.loadAll()
-        let pinMarks = gateway.pinTools(of: spec.id, catalog)
+        let pinned = gateway.pinTools(of: spec.id, catalog)
         inbox.report(
             .connected(
-                LiveUpstream(client: client, handshake: handshake, catalog: catalog, pinMarks: pinMarks),
+                LiveUpstream(client: client, handshake: handshake, catalog: catalog, pinned: pinned),
                 at: time.now
             )
         )
@@ -180,11 +180,12 @@ extension UpstreamConnection {
                 }
                 catalog = refreshed
                 if Task.isCancelled { return nil }
-                let pinMarks = kinds.contains(.tools) ? gateway.pinTools(of: spec.id, refreshed) : nil
+                let pinned = kinds.contains(.tools) ? gateway.pinTools(of: spec.id, refreshed) : nil
                 await publishLink { [refreshed] in
                     $0.catalog = refreshed
-                    if let pinMarks { $0.adopt(pinMarks) }
+                    if let pinned { $0.adopt(pinned.marks) }
                 }
+                gateway.events.publish(pinned?.announcements ?? [])
             }
         }
         return nil

@@ -8,8 +8,8 @@ struct LiveUpstream: Sendable {
     var client: UpstreamClient
     var handshake: UpstreamHandshake
     var catalog: ServerCatalog
-    /// What pinning does to the catalog's tools.
-    var pinMarks: RevisedPinMarks
+    /// What pinning does to the catalog's tools, and the changes it found, announced once published.
+    var pinned: PinnedTools
 }
 
 /// The one owner of an upstream's life, from the moment the server is added (or reconfigured) until it is
@@ -128,6 +128,7 @@ struct UpstreamConnection: Sendable {
             return life.handle(.failed(error, at: at))
         case .report(.connected(let live, let at)):
             let actions = life.handle(.connected(at: at))
+            defer { gateway.events.publish(live.pinned.announcements) }
             guard actions.contains(.publish(.connected(since: at))) else { return actions }
             await publishLink { link in
                 link.state = .connected(since: at)
@@ -135,7 +136,7 @@ struct UpstreamConnection: Sendable {
                 link.handshake = live.handshake
                 link.lastHandshake = live.handshake
                 link.catalog = live.catalog
-                link.adopt(live.pinMarks)
+                link.adopt(live.pinned.marks)
                 link.lastFailure = nil
             }
             return actions.filter { $0 != .publish(.connected(since: at)) }
