@@ -20,9 +20,17 @@ import YrdenTesting
         #expect(try await outcome.get() == ["roots": []])
     }
 
+    /// On the session's clock: the ask is failed when that clock passes its deadline, not before.
     @Test func anUnansweredAskTimesOut() async {
-        let asks = ClientAsks()
-        let outcome = await asks.ask("roots/list", params: nil, timeout: .milliseconds(50)) { _ in }
+        let time = TestClock()
+        let start = time.now
+        let asks = ClientAsks(time: time)
+        let answer = Task { await asks.ask("roots/list", params: nil, timeout: .seconds(30)) { _ in } }
+        #expect(await time.parked(until: start + .seconds(30)))
+        time.advance(by: .seconds(29))
+        #expect(await time.parked(until: start + .seconds(30)), "still waiting a second before its deadline")
+        time.advance(by: .seconds(1))
+        let outcome = await answer.value
         guard case .failure(let error) = outcome else {
             Issue.record("expected a timeout")
             return

@@ -1,5 +1,6 @@
 import Synchronization
 import YrdenProtocol
+import YrdenTransport
 
 /// The requests the gateway sent one client on an upstream's behalf, waiting for its answers.
 ///
@@ -14,6 +15,12 @@ final class ClientAsks: Sendable {
 
     private let state = Mutex(State())
     static let limit = 16
+    /// The clock deadlines are kept on: the session's (the gateway's), so a test moves it.
+    private let time: any TimeSource
+
+    init(time: any TimeSource = SystemTime()) {
+        self.time = time
+    }
 
     /// Sends `method` to the client through `send` and waits for its answer, at most `timeout`. Cancelling
     /// the caller gives up at once (the client is told with `notifications/cancelled`).
@@ -35,9 +42,10 @@ final class ClientAsks: Sendable {
         case .failure(let error): return .failure(error)
         case .success(let minted): id = minted
         }
+        let deadline = time.now + timeout
         return await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                guard (try? await self.time.sleep(until: deadline)) != nil else { return }
                 let seconds = timeout.components.seconds
                 self.finish(
                     id,

@@ -17,7 +17,7 @@ package final class DownstreamSession: Sendable {
     /// Who opened it, for the per-client bound; `nil` for a client that bound does not apply to (stdio).
     let client: ClientKey?
     /// The gateway's requests to this client (relayed from upstreams) that wait for its answer.
-    let asks = ClientAsks()
+    let asks: ClientAsks
 
     private struct State {
         var inFlight: [JSONRPCID: CallHandle] = [:]
@@ -46,6 +46,7 @@ package final class DownstreamSession: Sendable {
         time: any TimeSource = SystemTime()
     ) {
         self.time = time
+        asks = ClientAsks(time: time)
         state = Mutex(State(lastSeen: time.now))
         self.id = id
         self.protocolVersion = protocolVersion
