@@ -1,3 +1,5 @@
+import Glibc
+
 /// Splits a byte stream into newline-terminated lines, as MCP's stdio transport frames messages.
 ///
 /// A line longer than `maxLineBytes` is dropped whole (and reported) instead of growing memory without bound.
@@ -18,10 +20,19 @@ struct LineSplitter {
         case oversized
     }
 
+    /// The index of the first `\n` of `chunk` at or after `start`. `memchr`, not `firstIndex(of:)`: the
+    /// splitter runs on the event loop, and in a debug build the generic search over a slice took a third of
+    /// the loop while a child sent a list of megabytes.
+    private static func newline(in chunk: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = chunk.baseAddress, start < chunk.count else { return nil }
+        guard let found = memchr(base + start, 0x0A, chunk.count - start) else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+    }
+
     /// Feeds a chunk and calls `emit` for each complete line (without its `\n`, and without a trailing `\r`).
     mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, emit: (Piece) -> Void) {
         var start = 0
-        while let newline = chunk[start...].firstIndex(of: 0x0A) {
+        while let newline = Self.newline(in: chunk, from: start) {
             let part = UnsafeBufferPointer(rebasing: chunk[start..<newline])
             start = newline + 1
             if discarding {
