@@ -75,60 +75,27 @@ extension Gateway {
         guard let client = context.snapshot.links[server]?.client, state.isConnected else {
             throw .upstreamUnavailable(Self.notConnectedMessage(server, state), server: server)
         }
-        var forwarded = params?.objectValue ?? [:]
-        var meta = forwarded["_meta"]?.objectValue ?? [:]
-        let clientToken = meta.removeValue("progressToken")
-        forwarded["_meta"] = meta.isEmpty ? nil : .object(meta)
-        var onProgress: (@Sendable (JSONValue) -> Void)?
-        if let clientToken, let related = context.related {
-            onProgress = { upstreamParams in
-                var progress = upstreamParams.objectValue ?? [:]
-                progress["progressToken"] = clientToken
-                related(.notification(JSONRPCNotification(method: MCPMethod.progress, params: .object(progress))))
-            }
-        }
+        let (forwarded, clientToken) = Self.takingProgressToken(params)
         let timeout = isToolCall ? timeouts.toolCall : timeouts.request
-        // What the upstream asks during the call goes to this client, on the call's own stream. Every call has
-        // a relay, so that what cannot be relayed is refused for its true reason (a capability the client did
-        // not declare, a client of 2026-07-28); a call without a stream is of a client that declared nothing.
         let isModern = context.session.protocolVersion == ProtocolVersion.modern
-        let relay = SessionRelay(
-            session: context.session,
-            capabilities: context.clientCapabilities,
-            send: context.related ?? (isModern ? Self.sendsNothing : nil),
-            timeout: timeouts.toolCall
-        )
-        var options = RequestOptions(
+        let relay = Self.relay(context, timeout: timeouts.toolCall)
+        var options = Self.requestOptions(
             timeout: timeout,
-            maxTotalTimeout: timeout * 4,
-            onProgress: onProgress,
-            handle: context.call,
+            progressToken: clientToken,
             relay: relay,
-            clientCapabilities: client.modernStamp == nil
-                ? nil
-                : Self.upstreamCapabilities(
-                    // A 2026-07-28 client is asked through the result; a handshake-era one only on a stream.
-                    for: isModern || context.related != nil ? context.clientCapabilities : [:]
-                )
+            upstreamIsModern: client.modernStamp != nil,
+            server: server,
+            context
         )
         options.headers = headers
-        if let level = context.logLevel, let related = context.related {
-            // Log messages sent as part of this call, on its stream, at the level the client asked for; a
-            // 2026-07-28 client's level is its request's alone (a handshake-era session's reaches it as events).
-            options.logLevel = level
-            options.asksForLogs = isModern
-            options.onMessage = { params in
-                guard let message = Self.logMessage(params, from: server, atLeast: level) else { return }
-                related(.notification(message))
-            }
-        }
-        // A 2026-07-28 client that can be asked something, of a handshake-era upstream that may ask: the call
-        // runs parked (a task of its own) so that it can outlive an `input_required` answer. A client that
-        // declared nothing to be asked takes the direct path: whatever the upstream asks is refused alike.
-        if isModern, client.modernStamp == nil, Self.parkableMethods.contains(request.method),
-            SessionRelay.capabilities.contains(where: { context.clientCapabilities[$0] != nil })
-        {
-            return try await forwardParking(
+        // The call runs parked (a task of its own) so that it can outlive an `input_required` answer.
+        if EraBridge.parks(
+            method: request.method,
+            clientIsModern: isModern,
+            upstreamIsModern: client.modernStamp != nil,
+            capabilities: context.clientCapabilities
+        ) {
+            return try await bridge.forwardParking(
                 request,
                 to: client,
                 server: server,
@@ -138,19 +105,111 @@ extension Gateway {
                 context
             )
         }
+        return try await call(
+            request,
+            on: client,
+            server: server,
+            params: forwarded,
+            options: options,
+            inputRelay: isModern ? nil : relay,
+            context
+        )
+    }
+
+    /// The params as sent upstream, without the client's progress token (the call gets one of its own), and
+    /// that token.
+    private static func takingProgressToken(_ params: JSONValue?) -> (JSONObject, JSONValue?) {
+        var forwarded = params?.objectValue ?? [:]
+        var meta = forwarded["_meta"]?.objectValue ?? [:]
+        let clientToken = meta.removeValue("progressToken")
+        forwarded["_meta"] = meta.isEmpty ? nil : .object(meta)
+        return (forwarded, clientToken)
+    }
+
+    /// Where what the upstream asks during the call goes: this client, on the call's own stream. Every call has
+    /// a relay, so that what cannot be relayed is refused for its true reason (a capability the client did
+    /// not declare, a client of 2026-07-28); a call without a stream is of a client that declared nothing.
+    private static func relay(_ context: ForwardContext, timeout: Duration) -> SessionRelay {
+        let isModern = context.session.protocolVersion == ProtocolVersion.modern
+        return SessionRelay(
+            session: context.session,
+            capabilities: context.clientCapabilities,
+            send: context.related ?? (isModern ? sendsNothing : nil),
+            timeout: timeout
+        )
+    }
+
+    /// A call's options: its deadlines, its cancellation handle and relay, and its progress and log messages
+    /// relayed to the call's stream with the client's own token, at the level the client asked for.
+    private static func requestOptions(
+        timeout: Duration,
+        progressToken clientToken: JSONValue?,
+        relay: SessionRelay,
+        upstreamIsModern: Bool,
+        server: String,
+        _ context: ForwardContext
+    ) -> RequestOptions {
+        let isModern = context.session.protocolVersion == ProtocolVersion.modern
+        var onProgress: (@Sendable (JSONValue) -> Void)?
+        if let clientToken, let related = context.related {
+            onProgress = { upstreamParams in
+                var progress = upstreamParams.objectValue ?? [:]
+                progress["progressToken"] = clientToken
+                related(.notification(JSONRPCNotification(method: MCPMethod.progress, params: .object(progress))))
+            }
+        }
+        var options = RequestOptions(
+            timeout: timeout,
+            maxTotalTimeout: timeout * 4,
+            onProgress: onProgress,
+            handle: context.call,
+            relay: relay,
+            clientCapabilities: upstreamIsModern
+                ? upstreamCapabilities(
+                    // A 2026-07-28 client is asked through the result; a handshake-era one only on a stream.
+                    for: isModern || context.related != nil ? context.clientCapabilities : [:]
+                )
+                : nil
+        )
+        if let level = context.logLevel, let related = context.related {
+            // Log messages sent as part of this call, on its stream, at the level the client asked for; a
+            // 2026-07-28 client's level is its request's alone (a handshake-era session's reaches it as events).
+            options.logLevel = level
+            options.asksForLogs = isModern
+            options.onMessage = { params in
+                guard let message = logMessage(params, from: server, atLeast: level) else { return }
+                related(.notification(message))
+            }
+        }
+        return options
+    }
+
+    /// Makes the call and records it; a 2026-07-28 upstream's `input_required` is resolved through
+    /// `inputRelay`, a handshake-era client's (a 2026-07-28 client gets the result as it came).
+    private func call(
+        _ request: JSONRPCRequest,
+        on client: UpstreamClient,
+        server: String,
+        params forwarded: JSONObject,
+        options: RequestOptions,
+        inputRelay: SessionRelay?,
+        _ context: ForwardContext
+    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
         let started = ContinuousClock.now
         do {
             var answer = try await client.request(request.method, params: .object(forwarded), options: options)
             GatewayMetrics.recordRequest(server: server, method: request.method, duration: .now - started, failure: nil)
-            if !isModern {
+            if let relay = inputRelay {
                 // A 2026-07-28 server asks for input in its result; a handshake-era client is asked for real.
-                answer = try await InputRequiredBridge(
-                    client: client,
+                answer = try await bridge.resolve(
+                    answer,
+                    from: client,
+                    server: server,
                     relay: relay,
-                    time: connector.time,
-                    server: server
+                    method: request.method,
+                    params: forwarded,
+                    options: options
                 )
-                .resolve(answer, method: request.method, params: forwarded, options: options)
             }
             return answer
         } catch {

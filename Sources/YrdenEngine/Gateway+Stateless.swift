@@ -4,20 +4,6 @@ import YrdenProtocol
 /// session. Served beside the handshake era on the same endpoint; what the upstreams speak does not matter
 /// here, since every upstream call goes through the same routing.
 extension Gateway {
-    /// The methods a stateless client may call; the rest (ping, logging/setLevel, resources/subscribe, …)
-    /// do not exist in 2026-07-28 and get -32601.
-    static let statelessMethods: Set<String> = [
-        MCPMethod.serverDiscover, MCPMethod.toolsList, MCPMethod.toolsCall, MCPMethod.promptsList,
-        MCPMethod.promptsGet, MCPMethod.resourcesList, MCPMethod.resourceTemplatesList, MCPMethod.resourcesRead,
-        MCPMethod.completionComplete,
-    ]
-
-    /// Results a client may cache for `ttlMs` (see ``cacheHint(for:_:)`` for what the gateway promises).
-    static let cacheableMethods: Set<String> = [
-        MCPMethod.serverDiscover, MCPMethod.toolsList, MCPMethod.promptsList, MCPMethod.resourcesList,
-        MCPMethod.resourceTemplatesList, MCPMethod.resourcesRead,
-    ]
-
     /// Answers one stateless request: the envelope checked (-32602, -32022), the request served like a
     /// session's, and the result marked as 2026-07-28 asks (`resultType`, cache hints, `serverInfo`).
     /// Progress goes to `related`, the request's own stream; cancelling the calling task cancels the call
@@ -46,43 +32,7 @@ extension Gateway {
         client: ClientKey? = nil,
         scope: CatalogScope = .gateway
     ) -> StatelessAdmission {
-        let envelope: ModernEnvelope
-        do {
-            envelope = try ModernEnvelope(request, served: ProtocolVersion.served)
-        } catch {
-            return .answer(JSONRPCResponse(id: request.id, error: error))
-        }
-        guard Self.statelessMethods.contains(request.method) else {
-            return .answer(JSONRPCResponse(id: request.id, error: .methodNotFound(request.method)))
-        }
-        guard request.method != MCPMethod.serverDiscover else { return .discover(request, scope) }
-        // Without a transport's own, a session that lives as long as the request: it carries the request's
-        // in-flight registration and its identity, and is never stored.
-        let session =
-            connection
-            ?? DownstreamSession(
-                id: "",
-                protocolVersion: envelope.protocolVersion,
-                clientInfo: envelope.clientInfo ?? .null,
-                scope: scope,
-                client: client
-            )
-        // The envelope belongs to this hop; handshake-era upstreams refuse a request that carries it.
-        let upstreamRequest = JSONRPCRequest(
-            id: request.id,
-            method: request.method,
-            params: ModernEnvelope.stripped(request.params)
-        )
-        session.touch()
-        return .call(
-            AdmittedRequest(
-                upstreamRequest,
-                in: session,
-                clientCapabilities: envelope.clientCapabilities,
-                principal: principal,
-                logLevel: envelope.logLevel
-            )
-        )
+        EraBridge.admit(request, in: connection, principal: principal, client: client, scope: scope)
     }
 
     /// Answers an admitted stateless request; `nil` when the client cancelled it.
@@ -100,7 +50,7 @@ extension Gateway {
         // No initialize came first to wait for the servers' first attempts: any request may be a client's
         // first, started together with the gateway.
         await awaitStartup()
-        var outcome: Result<JSONValue, JSONRPCError>
+        let outcome: Result<JSONValue, JSONRPCError>
         if case .call(let admitted) = admission {
             guard let response = await respond(to: admitted, related: related) else { return nil }
             outcome = response.outcome
@@ -108,8 +58,7 @@ extension Gateway {
             outcome = .success(discoverResult(snapshot, scope: scope))
         }
         let hint = cacheHint(for: request.method, snapshot, scope: scope)
-        outcome = outcome.map { Self.stamped($0, method: request.method, hint: hint) }.mapError(Self.modernError)
-        return JSONRPCResponse(id: request.id, outcome: outcome)
+        return JSONRPCResponse(id: request.id, outcome: EraBridge.marked(outcome, method: request.method, hint: hint))
     }
 
     /// Where a transport that carries many stateless requests (a stdio pipe) registers them, so its client's
@@ -147,28 +96,6 @@ extension Gateway {
             "capabilities": .object(downstreamCapabilities(snapshot, scope: scope)),
             "instructions": .string(instructions(snapshot, scope: scope)),
         ]
-    }
-
-    /// A result as 2026-07-28 has it: `resultType`, cache hints where the method is cacheable (the merged
-    /// lists' `hint`; a read keeps the hint its server gave, or promises nothing), and the gateway's identity
-    /// in `_meta`.
-    static func stamped(_ result: JSONValue, method: String, hint: CacheHint = .none) -> JSONValue {
-        guard var object = result.objectValue else { return result }
-        if object["resultType"] == nil { object["resultType"] = "complete" }
-        if cacheableMethods.contains(method) {
-            let ownHint = method == MCPMethod.resourcesRead ? CacheHint(result: object) ?? .none : hint
-            ownHint.stamp(&object)
-        }
-        var meta = object["_meta"]?.objectValue ?? [:]
-        meta[ModernEnvelope.serverInfoKey] = serverInfo
-        object["_meta"] = .object(meta)
-        return .object(object)
-    }
-
-    /// 2026-07-28 retired -32002: a missing resource is -32602, still naming the URI.
-    static func modernError(_ error: JSONRPCError) -> JSONRPCError {
-        guard error.code == -32002 else { return error }
-        return JSONRPCError(code: -32602, message: error.message, data: error.data)
     }
 }
 

@@ -29,10 +29,8 @@ package final class Gateway: Sendable {
     private let contributions = CatalogContributions()
     /// The merged lists' pages as clients receive them, serialized once per catalog generation.
     let listPages = ListPageCache()
-    /// Calls of 2026-07-28 clients to handshake-era upstreams that wait for the client's retry, and the seal
-    /// of the `requestState` that names them.
-    let parked = ParkedCalls()
-    let requestStates = RequestStateSeal()
+    /// Where the eras meet: stateless requests' envelopes, and calls parked behind `input_required`.
+    let bridge: EraBridge
     /// Which clients follow which upstream resources.
     let resourceSubscriptions = ResourceSubscriptions()
     /// Every connected server's tools, indexed for profiles in search mode.
@@ -84,6 +82,7 @@ package final class Gateway: Sendable {
         )
         self.connector = connector
         startedAt = connector.time.now
+        self.bridge = EraBridge(time: connector.time)
         self.logger = logger
         self.startup = StartupGate(
             bound,
@@ -137,7 +136,7 @@ package final class Gateway: Sendable {
         }
         savePinsAtEnd()
         sessions.endAll()
-        parked.cancelAll()
+        bridge.cancelAll()
         events.finishAll()
     }
 

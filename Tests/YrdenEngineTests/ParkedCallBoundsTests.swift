@@ -61,7 +61,7 @@ import YrdenTesting
         #expect(first["resultType"] == "input_required")
         let second = await respond(running, id: 2, as: "two")
         #expect(try second.outcome.get()["resultType"] == "input_required", "\(second.outcome)")
-        #expect(running.gateway.parked.count == 2)
+        #expect(running.gateway.bridge.parked.count == 2)
         await running.stop()
     }
 
@@ -94,7 +94,7 @@ import YrdenTesting
         #expect(error.message.contains("this client has \(ParkedCalls.perClientLimit) calls waiting"))
         let other = await respond(running, id: 101, as: "polite")
         #expect(try other.outcome.get()["resultType"] == "input_required")
-        #expect(running.gateway.parked.count == ParkedCalls.perClientLimit + 1)
+        #expect(running.gateway.bridge.parked.count == ParkedCalls.perClientLimit + 1)
         await running.stop()
     }
 

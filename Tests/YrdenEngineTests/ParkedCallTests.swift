@@ -80,7 +80,7 @@ import YrdenTesting
         let done = await running.gateway.respondStateless(to: retry, principal: "Bearer one", related: nil)
         #expect(try done.outcome.get()["structuredContent"]?["sampled"] == Self.sampled)
         #expect(running["a"].requests(MCPMethod.toolsCall).count == 1, "resumed, not called again")
-        #expect(running.gateway.parked.count == 0)
+        #expect(running.gateway.bridge.parked.count == 0)
         await running.stop()
     }
 
@@ -184,7 +184,7 @@ import YrdenTesting
         let cancelled = await running["a"].firstNotification(MCPMethod.cancelled, within: .seconds(5))
         #expect(cancelled != nil, "the upstream is told")
         try await Task.sleep(for: .milliseconds(300))
-        #expect(running.gateway.parked.count == 0)
+        #expect(running.gateway.bridge.parked.count == 0)
         let late = Self.call(id: 2, retry: (state, .object([key: Self.sampled])))
         let answer = await running.gateway.respondStateless(to: late, principal: "Bearer one", related: nil)
         #expect(refusal(answer)?.code == -32602)

@@ -23,7 +23,7 @@ struct SessionRelay: ServerRequestRelay {
         if let refusal = Self.refusal(of: request, capabilities: capabilities) { return .failure(refusal) }
         guard session.protocolVersion != ProtocolVersion.modern else {
             // That era has no server-to-client requests: a call whose client can be asked something runs parked
-            // behind `input_required` (``Gateway/forwardParking``); what reaches here cannot be.
+            // behind `input_required` (``EraBridge/forwardParking``); what reaches here cannot be.
             return .failure(
                 JSONRPCError(
                     code: -32603,
