@@ -101,77 +101,133 @@ package final class AggregatedCatalog: @unchecked Sendable {
         bareOwners.reserveCapacity(toolCount)
         var listed = ListedDigests()
         for (source, part) in zip(sources, parts) {
-            var count = (tools: 0, prompts: 0, resources: 0)
-            var own = ListedDigests()
-            let starts = (tools.count, prompts.count, resources.count, resourceTemplates.count)
-            let catalog = source.catalog
-            for tool in part.withheld {
-                withheldTools[tool.exposed] = (Route(server: source.server, name: tool.name), tool.changedFields)
-            }
-            for tool in part.tools {
-                let route = Route(server: source.server, name: tool.name)
-                guard Self.claim(tool.exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else {
-                    continue
-                }
-                if let first = bareOwners.updateValue((route, tool.exposed), forKey: tool.name) {
-                    bareOwners[tool.name] = first
-                    ambiguousBareTools[tool.name, default: [first.exposed]].append(tool.exposed)
-                }
-                listed.add(.tools, tool.exposedHash, tool.digest)
-                own.add(.tools, tool.exposedHash, tool.digest)
-                toolDigests.append(Self.digest(tool.exposedHash, tool.digest))
-                tools.append(tool.value)
-                count.tools += 1
-            }
-            for prompt in part.prompts {
-                let route = Route(server: source.server, name: prompt.name)
-                guard Self.claim(prompt.exposed, route, in: &promptRoutes, conflicts: &conflicts, kind: "prompt")
-                else { continue }
-                listed.add(.prompts, prompt.exposedHash, prompt.digest)
-                own.add(.prompts, prompt.exposedHash, prompt.digest)
-                prompts.append(prompt.value)
-                count.prompts += 1
-            }
-            for (resource, digest) in zip(catalog.resources, catalog.digests(.resources)) {
-                guard let uri = resource["uri"]?.stringValue else { continue }
-                if let owner = resourceOwners[uri] {
-                    conflicts.append(
-                        "resource \(uri) is offered by both \(owner) and \(source.server); \(owner) serves it"
-                    )
-                    continue
-                }
-                resourceOwners[uri] = source.server
-                Self.note(origin: Self.origin(of: uri), of: source.server, in: &originOwners)
-                listed.add(.resources, uri.hashValue, digest)
-                own.add(.resources, uri.hashValue, digest)
-                resources.append(.object(resource))
-                count.resources += 1
-            }
-            for (template, digest) in zip(catalog.resourceTemplates, catalog.digests(.resourceTemplates)) {
-                guard let pattern = template["uriTemplate"]?.stringValue else { continue }
-                listed.add(.resourceTemplates, pattern.hashValue, digest)
-                own.add(.resourceTemplates, pattern.hashValue, digest)
-                templateOwners.append((URITemplate(pattern), source.server))
-                Self.note(origin: Self.origin(of: pattern), of: source.server, in: &originOwners)
-                resourceTemplates.append(.object(template))
-            }
-            counts[source.server] = count
-            serverParts.append(
-                CatalogPart(
-                    server: source.server,
-                    tools: starts.0..<tools.count,
-                    prompts: starts.1..<prompts.count,
-                    resources: starts.2..<resources.count,
-                    resourceTemplates: starts.3..<resourceTemplates.count,
-                    fingerprints: own.fingerprints
-                )
-            )
+            merge(part, of: source, bareOwners: &bareOwners, listed: &listed)
         }
         for name in ambiguousBareTools.keys { bareOwners.removeValue(forKey: name) }
         // Built at its own size: `bareOwners` was sized for every tool, and servers often share tool names.
         uniqueBareTools.reserveCapacity(bareOwners.count)
         for (name, owner) in bareOwners { uniqueBareTools[name] = owner.route }
         fingerprints = listed.fingerprints
+    }
+
+    /// Adds one server's part to the lists in config order, claiming its names (a name taken by an earlier
+    /// server is a conflict), and notes its place and its own fingerprints for the profile views.
+    private func merge(
+        _ part: CatalogContribution,
+        of source: CatalogSource,
+        bareOwners: inout [String: (route: Route, exposed: String)],
+        listed: inout ListedDigests
+    ) {
+        var own = ListedDigests()
+        let starts = (tools.count, prompts.count, resources.count, resourceTemplates.count)
+        for tool in part.withheld {
+            withheldTools[tool.exposed] = (Route(server: source.server, name: tool.name), tool.changedFields)
+        }
+        let count = (
+            tools: mergeTools(part.tools, of: source.server, bareOwners: &bareOwners, &listed, &own),
+            prompts: mergePrompts(part.prompts, of: source.server, &listed, &own),
+            resources: mergeResources(source.catalog, of: source.server, &listed, &own)
+        )
+        mergeTemplates(source.catalog, of: source.server, &listed, &own)
+        counts[source.server] = count
+        serverParts.append(
+            CatalogPart(
+                server: source.server,
+                tools: starts.0..<tools.count,
+                prompts: starts.1..<prompts.count,
+                resources: starts.2..<resources.count,
+                resourceTemplates: starts.3..<resourceTemplates.count,
+                fingerprints: own.fingerprints
+            )
+        )
+    }
+
+    /// A server's tools, each under its exposed name unless an earlier server took it; returns how many.
+    private func mergeTools(
+        _ items: [CatalogContribution.Item],
+        of server: String,
+        bareOwners: inout [String: (route: Route, exposed: String)],
+        _ listed: inout ListedDigests,
+        _ own: inout ListedDigests
+    ) -> Int {
+        var count = 0
+        for tool in items {
+            let route = Route(server: server, name: tool.name)
+            guard Self.claim(tool.exposed, route, in: &toolRoutes, conflicts: &conflicts, kind: "tool") else {
+                continue
+            }
+            if let first = bareOwners.updateValue((route, tool.exposed), forKey: tool.name) {
+                bareOwners[tool.name] = first
+                ambiguousBareTools[tool.name, default: [first.exposed]].append(tool.exposed)
+            }
+            listed.add(.tools, tool.exposedHash, tool.digest)
+            own.add(.tools, tool.exposedHash, tool.digest)
+            toolDigests.append(Self.digest(tool.exposedHash, tool.digest))
+            tools.append(tool.value)
+            count += 1
+        }
+        return count
+    }
+
+    /// A server's prompts, each under its exposed name unless an earlier server took it; returns how many.
+    private func mergePrompts(
+        _ items: [CatalogContribution.Item],
+        of server: String,
+        _ listed: inout ListedDigests,
+        _ own: inout ListedDigests
+    ) -> Int {
+        var count = 0
+        for prompt in items {
+            let route = Route(server: server, name: prompt.name)
+            guard Self.claim(prompt.exposed, route, in: &promptRoutes, conflicts: &conflicts, kind: "prompt")
+            else { continue }
+            listed.add(.prompts, prompt.exposedHash, prompt.digest)
+            own.add(.prompts, prompt.exposedHash, prompt.digest)
+            prompts.append(prompt.value)
+            count += 1
+        }
+        return count
+    }
+
+    /// A server's resources, each URI served by the first server that lists it; returns how many.
+    private func mergeResources(
+        _ catalog: ServerCatalog,
+        of server: String,
+        _ listed: inout ListedDigests,
+        _ own: inout ListedDigests
+    ) -> Int {
+        var count = 0
+        for (resource, digest) in zip(catalog.resources, catalog.digests(.resources)) {
+            guard let uri = resource["uri"]?.stringValue else { continue }
+            if let owner = resourceOwners[uri] {
+                conflicts.append("resource \(uri) is offered by both \(owner) and \(server); \(owner) serves it")
+                continue
+            }
+            resourceOwners[uri] = server
+            Self.note(origin: Self.origin(of: uri), of: server, in: &originOwners)
+            listed.add(.resources, uri.hashValue, digest)
+            own.add(.resources, uri.hashValue, digest)
+            resources.append(.object(resource))
+            count += 1
+        }
+        return count
+    }
+
+    /// A server's resource templates, every one kept (a URI is matched against them in config order).
+    private func mergeTemplates(
+        _ catalog: ServerCatalog,
+        of server: String,
+        _ listed: inout ListedDigests,
+        _ own: inout ListedDigests
+    ) {
+        for (template, digest) in zip(catalog.resourceTemplates, catalog.digests(.resourceTemplates)) {
+            guard let pattern = template["uriTemplate"]?.stringValue else { continue }
+            listed.add(.resourceTemplates, pattern.hashValue, digest)
+            own.add(.resourceTemplates, pattern.hashValue, digest)
+            templateOwners.append((URITemplate(pattern), server))
+            Self.note(origin: Self.origin(of: pattern), of: server, in: &originOwners)
+            resourceTemplates.append(.object(template))
+        }
     }
 
     /// Whether the list of `kind` clients see differs from `other`'s, by fingerprint (a 64-bit hash: two
