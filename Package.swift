@@ -47,7 +47,8 @@ let package = Package(
         /// Linux process calls Swift cannot make itself: fork/exec with a parent-death signal, pidfd, epoll, subreaper,
         /// thread names.
         .target(name: "CYrdenProcess"),
-        /// Where a request task's next step runs: on the thread that made it runnable, when that thread allows it.
+        /// Where a request task's next step runs: on the thread that made it runnable, when that thread allows it;
+        /// heavy work sent off the event loop a few at a time (`OffLoopSlots`).
         .target(name: "YrdenExecution", swiftSettings: strict),
         /// Atomic file writes and secret files (0600, AES-GCM when YRDEN_SECRET_KEY is set); knows nothing of MCP.
         .target(name: "YrdenStorage", dependencies: [crypto], swiftSettings: strict),
@@ -87,7 +88,8 @@ let package = Package(
         .target(
             name: "YrdenEngine",
             dependencies: [
-                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenTransport", log, httpClient, metrics, crypto,
+                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenExecution", "YrdenTransport", log, httpClient,
+                metrics, crypto,
             ],
             swiftSettings: strict
         ),
@@ -114,7 +116,7 @@ let package = Package(
             name: "YrdenFront",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenControl", "YrdenHTTPServer",
-                "YrdenLineIO", "YrdenConsole", log, prometheus,
+                "YrdenExecution", "YrdenLineIO", "YrdenConsole", log, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -153,7 +155,11 @@ let package = Package(
         .plugin(name: "EmbedConsoleFiles", capability: .buildTool(), dependencies: ["ConsoleFileEmbedder"]),
 
         .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
-        .testTarget(name: "YrdenExecutionTests", dependencies: ["YrdenExecution"], swiftSettings: strict),
+        .testTarget(
+            name: "YrdenExecutionTests",
+            dependencies: ["YrdenExecution", "YrdenLineIO", "YrdenTesting"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "YrdenSearchTests", dependencies: ["YrdenSearch"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig", "YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),

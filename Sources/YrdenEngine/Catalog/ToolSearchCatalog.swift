@@ -1,5 +1,6 @@
 import Synchronization
 import YrdenConfig
+import YrdenExecution
 import YrdenProtocol
 import YrdenSearch
 import YrdenTransport
@@ -16,7 +17,7 @@ final class ToolSearchCatalog: Sendable {
 
     private let state = Mutex(State())
     /// The searches running and waiting.
-    let slots = SearchSlots()
+    let slots = OffLoopSlots.toolSearches()
 
     /// Brings the index up to date with `snapshot`: every server when it was not kept so far, else the servers
     /// whose tools changed. Drops it when no profile searches.
@@ -43,16 +44,18 @@ final class ToolSearchCatalog: Sendable {
     }
 
     /// The best matches, or the weak ones when nothing matches (``ToolSearchIndex/searchOrNearest(_:limit:where:)``),
-    /// found on the global executor a few at a time (``SearchSlots``, waiting on `time`). Searched on a copy of
-    /// the index, so a search holds neither the writer nor another search.
+    /// found on the global executor a few at a time (``OffLoopSlots/toolSearches()``, waiting on `time`).
+    /// Searched on a copy of the index, so a search holds neither the writer nor another search.
     func search(
         _ query: String,
         limit: Int,
         time: any TimeSource,
         where include: @escaping @Sendable (ToolKey) -> Bool
-    ) async throws(SearchSlots.Refusal) -> SearchResults {
+    ) async throws(OffLoopSlots.Refusal) -> SearchResults {
         let index = state.withLock { $0.index }
-        return try await slots.run(time: time) { index.searchOrNearest(query, limit: limit, where: include) }
+        return try await slots.run(waitingOn: time.slotSleep) {
+            index.searchOrNearest(query, limit: limit, where: include)
+        }
     }
 
     /// Server `id`'s tools as the index reads them (its tool filter applied); `nil` while it is not connected.

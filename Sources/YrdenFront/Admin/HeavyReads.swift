@@ -1,10 +1,12 @@
 import Prometheus
+import YrdenExecution
 import YrdenHTTPServer
 import YrdenProtocol
 
 /// The admin API's listings whose cost grows with the catalog (`/tools`, a server's or a profile's lists,
 /// `/logs`): answered from ``AdminReadCache`` while what they show is unchanged, else built and serialized by
-/// ``HeavyReadSlots`` off the event loop; refused with 503 and `Retry-After` when too many wait.
+/// ``OffLoopSlots`` off the event loop (2 at once, 32 waiting at most 10 s); refused with 503 and `Retry-After`
+/// when the line is full or the wait too long.
 ///
 /// Each answer is counted in `yrden_admin_list_reads_total{list, answer}` (`cached`, `built`, `refused`), so
 /// an operator sees how often a console or a script reads whole catalogs (and `not_modified`: a server's
@@ -24,11 +26,11 @@ struct HeavyReads: Sendable {
     static let metric = "yrden_admin_list_reads_total"
     static let help = "Admin API listings whose cost grows with the catalog, by list and how each was answered"
 
-    let slots: HeavyReadSlots
+    let slots: OffLoopSlots
     let cache = AdminReadCache()
     private let registry: PrometheusCollectorRegistry?
 
-    init(registry: PrometheusCollectorRegistry?, slots: HeavyReadSlots = HeavyReadSlots()) {
+    init(registry: PrometheusCollectorRegistry?, slots: OffLoopSlots = Self.slots()) {
         self.registry = registry
         self.slots = slots
     }
@@ -46,7 +48,7 @@ struct HeavyReads: Sendable {
             count(list, "cached")
             return FrontResponses.json(200, bytes: bytes, headers: headers)
         }
-        guard let bytes = await slots.run({ make().serialized() }) else {
+        guard let bytes = try? await slots.run({ make().serialized() }) else {
             count(list, "refused")
             return AdminProblem(
                 status: 503,
@@ -59,6 +61,10 @@ struct HeavyReads: Sendable {
         count(list, "built")
         return FrontResponses.json(200, bytes: bytes, headers: headers)
     }
+
+    /// The listings' slots: 2 at once (a burst of listings cannot take every core from the requests it would
+    /// delay), 32 waiting at most 10 s of real time.
+    static func slots() -> OffLoopSlots { OffLoopSlots(running: 2, waiting: 32, patience: .seconds(10)) }
 
     func count(_ list: List, _ answer: String) {
         registry?.makeCounter(
