@@ -38,15 +38,6 @@ final class ProcessReactor: Sendable {
         var due: ContinuousClock.Instant?
     }
 
-    /// A tick the loop arms for itself, to report how late it runs: kept apart from `timers`, whose jobs are
-    /// closures made anew each time, so a tick every interval allocates nothing.
-    private struct LagProbe {
-        var token: UInt64
-        var interval: Duration
-        var due: ContinuousClock.Instant
-        var record: @Sendable (Duration) -> Void
-    }
-
     private struct State {
         var jobs: [Job] = []
         /// Run once this pass has handled its events, before the loop polls or sleeps again.
@@ -57,10 +48,7 @@ final class ProcessReactor: Sendable {
         var handlers: [UInt64: Handler] = [:]
         var nextToken: UInt64 = 1
         var timers: [Timer] = []
-        /// One per `/metrics` registry that asked (one in a process that serves).
-        var lagProbes: [LagProbe] = []
-        /// Children whose owners reap them, by pid: the orphan sweep hands these to their owner.
-        var owners: [pid_t: Job] = [:]
+        var lagProbes = LoopLagProbes()
     }
 
     /// How often exited orphans are looked for when no owned child exit prompted a sweep.
@@ -76,6 +64,8 @@ final class ProcessReactor: Sendable {
     private let wakeFD: Int32
     private let state = Mutex(State())
     private let loopThread = Atomic<UInt>(0)
+    /// Children whose owners reap them, by pid: the orphan sweep hands these to their owner.
+    let owners = Mutex<[pid_t: Job]>([:])
 
     private static let current = Mutex<ProcessReactor?>(nil)
 
@@ -231,9 +221,7 @@ final class ProcessReactor: Sendable {
     func measureLag(every interval: Duration, _ record: @escaping @Sendable (Duration) -> Void) -> UInt64 {
         let token = state.withLock { state in
             defer { state.nextToken += 1 }
-            state.lagProbes.append(
-                LagProbe(token: state.nextToken, interval: interval, due: .now + interval, record: record)
-            )
+            state.lagProbes.add(token: state.nextToken, every: interval, record)
             return state.nextToken
         }
         if !isCurrentThread {
@@ -245,7 +233,7 @@ final class ProcessReactor: Sendable {
 
     /// Ends the ticks of ``measureLag(every:_:)``'s `token`. Any thread; a tick already taken may still report.
     func stopMeasuringLag(_ token: UInt64) {
-        state.withLock { $0.lagProbes.removeAll { $0.token == token } }
+        state.withLock { $0.lagProbes.remove(token) }
     }
 
     /// Reports every lag probe that is due, one at a time and outside the lock, re-arming it from now.
@@ -256,15 +244,8 @@ final class ProcessReactor: Sendable {
             var record: (@Sendable (Duration) -> Void)?
             var lag: Duration = .zero
             state.withLock { state in
-                let now = ContinuousClock.now
-                while index < state.lagProbes.count {
-                    defer { index += 1 }
-                    guard state.lagProbes[index].due <= now else { continue }
-                    lag = now - state.lagProbes[index].due
-                    state.lagProbes[index].due = now + state.lagProbes[index].interval
-                    record = state.lagProbes[index].record
-                    return
-                }
+                guard let due = state.lagProbes.takeDue(from: &index, now: .now) else { return }
+                (record, lag) = due
             }
             guard let record else { return }
             record(lag)
@@ -296,50 +277,6 @@ final class ProcessReactor: Sendable {
             state.drivers.compactMap { $0.due.map { $0 <= now } == true ? $0.fd : nil }
         }
         due.forEach(runDriver)
-    }
-
-    /// Records that `pid` is reaped by its owner through `reap`, which the orphan sweep calls when it meets
-    /// the pid first. Reactor thread only.
-    func own(_ pid: pid_t, reap: @escaping Job) {
-        state.withLock { $0.owners[pid] = reap }
-    }
-
-    /// The children that have an owner and have not been reaped yet.
-    func ownedProcessIDs() -> [pid_t] {
-        state.withLock { Array($0.owners.keys) }
-    }
-
-    /// The owner has reaped `pid`. Reactor thread only.
-    func disown(_ pid: pid_t) {
-        _ = state.withLock { $0.owners.removeValue(forKey: pid) }
-    }
-
-    /// Reaps every exited child no owner claims: descendants of servers that were reparented to this process.
-    /// An exited child that has an owner is handed to it, so its exit status still reaches whoever waits for it.
-    func sweepOrphans() {
-        for _ in 0..<4096 {
-            let pid = yrden_peek_exited_child()
-            guard pid > 0 else { return }
-            if let reap = state.withLock({ $0.owners[pid] }) {
-                reap()
-                disown(pid)
-            } else {
-                _ = yrden_reap_exited(pid)
-            }
-        }
-    }
-
-    /// Sweeps again shortly: the helpers of a group just killed die a moment later, and those adopted then
-    /// would otherwise wait for the periodic sweep as zombies.
-    func sweepOrphansSoon() {
-        for delay in Self.followUpSweeps { after(delay) { [self] in sweepOrphans() } }
-    }
-
-    private static let followUpSweeps: [Duration] = [.milliseconds(20), .milliseconds(200)]
-
-    private func periodicSweep() {
-        sweepOrphans()
-        after(Self.sweepInterval) { [self] in periodicSweep() }
     }
 
     private func loop() {
@@ -411,7 +348,7 @@ final class ProcessReactor: Sendable {
         let next = state.withLock { state -> ContinuousClock.Instant? in
             guard state.jobs.isEmpty else { return .now }
             var next = state.timers.lazy.map(\.deadline).min()
-            for due in state.lagProbes.lazy.map(\.due) where next.map({ due < $0 }) ?? true { next = due }
+            if let due = state.lagProbes.nextDue, next.map({ due < $0 }) ?? true { next = due }
             for due in state.drivers.lazy.compactMap(\.due) where next.map({ due < $0 }) ?? true { next = due }
             return next
         }
