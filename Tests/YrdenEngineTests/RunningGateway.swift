@@ -9,7 +9,7 @@ import YrdenTransport
 
 /// A running gateway over fake upstreams, as a downstream client drives it: sessions, calls and the waits on
 /// its events, each with a deadline that matters only when something is broken.
-struct RunningGateway {
+struct RunningGateway: GatewayWaits {
     let gateway: Gateway
     let channels: FakeUpstreams
     let task: Task<Void, Never>
@@ -41,36 +41,6 @@ struct RunningGateway {
 
     /// Server `id`'s fake.
     subscript(_ id: String) -> FakeUpstream { channels[id] }
-
-    /// Waits until `condition` holds for the snapshot, for at most `limit`; `false` if it never did.
-    @discardableResult
-    func until(
-        within limit: Duration = .seconds(10),
-        _ condition: @escaping @Sendable (Gateway.Snapshot) -> Bool
-    ) async -> Bool {
-        let gateway = self.gateway
-        let events = gateway.events.subscribe()
-        if condition(gateway.snapshot) { return true }
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in events where condition(gateway.snapshot) { return true }
-                return false
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first || condition(gateway.snapshot)
-        }
-    }
-
-    /// Waits until every server in `ids` is connected.
-    @discardableResult
-    func connected(_ ids: String...) async -> Bool {
-        await until { snapshot in ids.allSatisfy { snapshot.links[$0]?.state.isConnected == true } }
-    }
 
     /// A new downstream session, as a client's `initialize` opens it, declaring `capabilities`.
     func openSession(capabilities: JSONObject = [:], scope: CatalogScope = .gateway) async throws -> DownstreamSession {

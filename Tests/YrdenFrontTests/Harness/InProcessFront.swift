@@ -17,7 +17,7 @@ import YrdenTransport
 /// a stream (``FrontAnswer``). Every wait has a real-time limit that matters only when something is broken,
 /// so a test that would hang fails instead. The HTTP layer's own rules (body limits, chunking, connection
 /// deadlines) are not here: `YrdenHTTPServerTests` and the interop suite cover those over a socket.
-struct InProcessFront {
+struct InProcessFront: GatewayWaits {
     let gateway: Gateway
     let upstreams: FakeUpstreams
     let store: ConfigStore
@@ -92,29 +92,6 @@ struct InProcessFront {
         within limit: Duration = .seconds(10)
     ) async -> FrontAnswer? {
         await send(method, path, headers: headers, body: json.serialized(), within: limit)
-    }
-
-    /// Waits until `condition` holds for the gateway's snapshot, re-checked at each gateway event, for at most
-    /// `limit`: for lasting conditions (a server connected), never for a passing one.
-    @discardableResult
-    func until(
-        within limit: Duration = .seconds(10),
-        _ condition: @escaping @Sendable (Gateway.Snapshot) -> Bool
-    ) async -> Bool {
-        let gateway = self.gateway
-        let events = gateway.events.subscribe()
-        if condition(gateway.snapshot) { return true }
-        let seen = await withDeadline(limit) {
-            for await _ in events where condition(gateway.snapshot) { return true }
-            return false
-        }
-        return seen == true || condition(gateway.snapshot)
-    }
-
-    /// Waits until every server in `ids` is connected (its lists loaded and merged).
-    @discardableResult
-    func connected(_ ids: String...) async -> Bool {
-        await until { snapshot in ids.allSatisfy { snapshot.links[$0]?.state.isConnected == true } }
     }
 
     /// Stops the gateway as shutdown does: connections closed, sessions ended, streams finished.
