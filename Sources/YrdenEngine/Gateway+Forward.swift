@@ -5,7 +5,7 @@ import YrdenTransport
 /// What forwarding one client request needs besides the request itself: the state it was routed by, the
 /// session it belongs to, the handle the client's cancellation reaches, and where its progress goes.
 struct ForwardContext: Sendable {
-    let snapshot: Gateway.Snapshot
+    let snapshot: ServerRegistry.Snapshot
     let session: DownstreamSession
     /// What the client can do while the request runs (see ``AdmittedRequest/clientCapabilities``).
     let clientCapabilities: JSONObject

@@ -15,7 +15,7 @@ extension Gateway {
         scope: CatalogScope = .gateway,
         client: ClientKey? = nil
     ) async throws(SessionLimitReached) -> (DownstreamSession, JSONRPCResponse) {
-        await awaitStartup()
+        await registry.awaitStartup()
         let requested = request.params?["protocolVersion"]?.stringValue
         let version = ProtocolVersion.negotiate(requested: requested)
         let session = try sessions.create(

@@ -7,7 +7,7 @@ extension Gateway {
     /// Replaces the profiles (the config file or the admin API changed them); their clients hear of it when
     /// their lists changed. Sessions of a profile that is gone end.
     package func setProfiles(_ profiles: [ProfileSpec]) async {
-        let removed = await update { snapshot -> Set<String> in
+        let removed = await registry.update { snapshot -> Set<String> in
             let before = Set(snapshot.profileOrder)
             snapshot.setProfiles(profiles)
             return before.subtracting(snapshot.profileOrder)
@@ -19,7 +19,7 @@ extension Gateway {
     }
 }
 
-extension Gateway.Snapshot {
+extension ServerRegistry.Snapshot {
     /// The profiles in config order.
     package var profileSpecList: [ProfileSpec] { profileOrder.compactMap { profileSpecs[$0] } }
 

@@ -59,7 +59,7 @@ extension Gateway {
     ) async throws(JSONRPCError) -> (value: JSONValue, encoded: EncodedJSON?) {
         // The first lists wait for the servers' first attempts, so a client started with the gateway
         // does not keep an empty or partial catalog.
-        await awaitStartup()
+        await registry.awaitStartup()
         let snapshot = self.snapshot
         switch scope {
         case .gateway: break

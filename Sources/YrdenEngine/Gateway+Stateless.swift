@@ -49,7 +49,7 @@ extension Gateway {
         }
         // No initialize came first to wait for the servers' first attempts: any request may be a client's
         // first, started together with the gateway.
-        await awaitStartup()
+        await registry.awaitStartup()
         let outcome: Result<JSONValue, JSONRPCError>
         if case .call(let admitted) = admission {
             guard let response = await respond(to: admitted, related: related) else { return nil }

@@ -57,7 +57,7 @@ extension Gateway {
         // Off the event loop, a few at a time: a long query over a large catalog takes tens of milliseconds.
         let found: SearchResults
         do {
-            found = try await searchIndex.search(query, limit: limit, time: connector.time) { key in
+            found = try await registry.searchIndex.search(query, limit: limit, time: connector.time) { key in
                 view.toolNames[Route(server: key.server, name: key.name)] != nil
             }
         } catch {

@@ -4,12 +4,12 @@ import YrdenConfig
 import YrdenProtocol
 import YrdenTransport
 
-/// Many upstreams as one MCP server: the engine's front door.
+/// Many upstreams as one MCP server: the engine's front door, and the composition of its owners.
 ///
-/// Readers (every request) take an immutable snapshot under a short lock, so routing a call never waits on
-/// another call. Writers are the upstream connections and the operator's changes: each queues its change for
-/// the one writer pass, which applies it to a server's link, rebuilds the aggregate, tells every session
-/// which lists changed and subscribers of ``events`` the server's new status, in the order it applied them.
+/// The transports call it (``receive(_:session:)``, the requests and the stateless entries); what it does is
+/// each owner's: the server registry (every server's link, the merged catalog and profile views, the one
+/// writer pass: ``registry``), the era bridge (``bridge``), the sessions (``sessions``) and tool pinning
+/// (``toolPins``). It holds no state of its own but the run's.
 package final class Gateway: Sendable {
     package let settings: GatewaySettings
     package let connector: UpstreamConnector
@@ -21,48 +21,20 @@ package final class Gateway: Sendable {
     let logger: Logger
     /// Every server's connection; started into ``run()``'s task group.
     let connections = UpstreamConnections()
-    private let state: Mutex<Snapshot>
-    /// Changes waiting for the writer pass, which runs off the callers' threads: readers take ``state`` just
-    /// long enough to copy or swap the snapshot, whatever size the upstreams' catalogs are; see ``update(_:)``.
-    private let queue = SnapshotQueue()
-    /// Each server's tools and prompts as prepared for the aggregate, kept between rebuilds.
-    private let contributions = CatalogContributions()
+    /// Every server's link, the merged catalog and the profiles' views of it, and the one writer of them.
+    package let registry: ServerRegistry
     /// The merged lists' pages as clients receive them, serialized once per catalog generation.
     let listPages = ListPageCache()
     /// Where the eras meet: stateless requests' envelopes, and calls parked behind `input_required`.
     let bridge: EraBridge
     /// Which clients follow which upstream resources.
     let resourceSubscriptions = ResourceSubscriptions()
-    /// Every connected server's tools, indexed for profiles in search mode.
-    let searchIndex = ToolSearchCatalog()
-    /// Whether a request past the startup gate's bound has asked the writer for the merge the gate waits for.
-    let startupMergeAsked = Atomic(false)
     let startedAt: ContinuousClock.Instant
-    /// Holds the first `initialize` and lists until every enabled server's first attempt is over.
-    let startup: StartupGate
     /// Every tool definition seen, and what to do when one changes (`security.toolPinning`).
     package let toolPins: ToolPins
 
-    /// The state routing reads: every server's link and the merged catalog built from them.
-    package struct Snapshot: Sendable {
-        package var generation = 0
-        /// Server ids in config order, which decides ties between servers.
-        package var order: [String]
-        package var links: [String: ServerLink]
-        package var catalog = AggregatedCatalog.empty
-        /// Whether ``catalog`` is behind ``links`` because the merge waits for the startup gate: while servers
-        /// make their first attempts nobody reads the aggregate, so 200 servers connecting one by one cost one
-        /// merge when the last is done instead of 200 merges of a growing catalog.
-        package var mergePending = false
-        /// The profiles by name, and each one's view of ``catalog``, rebuilt with it.
-        package var profileSpecs: [String: ProfileSpec] = [:]
-        package var profiles: [String: ProfileView] = [:]
-        /// Profile names in config order.
-        package var profileOrder: [String] = []
-
-        /// Every server's spec, in config order.
-        package var specs: [ServerSpec] { order.compactMap { links[$0]?.spec } }
-    }
+    /// What routing reads: the registry's snapshot.
+    package typealias Snapshot = ServerRegistry.Snapshot
 
     /// `toolPins` holds the pins saved by an earlier run; by default pins are kept in memory only. `startup`
     /// says how long the first requests wait for the servers' first attempts.
@@ -84,25 +56,35 @@ package final class Gateway: Sendable {
         startedAt = connector.time.now
         self.bridge = EraBridge(time: connector.time)
         self.logger = logger
-        self.startup = StartupGate(
+        let startup = StartupGate(
             bound,
             time: connector.time,
             startedAt: startedAt,
             startupWait: config.gateway.startupWait,
             servers: config.servers
         )
-        var links: [String: ServerLink] = [:]
-        for spec in config.servers { links[spec.id] = ServerLink(spec: spec) }
-        var snapshot = Snapshot(order: config.servers.map(\.id), links: links)
-        snapshot.setProfiles(config.profiles)
-        snapshot.rebuildProfiles()
-        state = Mutex(snapshot)
+        registry = ServerRegistry(
+            config: config,
+            startup: startup,
+            events: events,
+            sessions: sessions,
+            logger: logger
+        )
         self.toolPins = toolPins ?? ToolPins(mode: config.security.toolPinning)
         // Servers removed from the config while the gateway was down take their pins with them.
         if self.toolPins.keepOnly(Set(config.servers.map(\.id))) { self.toolPins.requestSave() }
     }
 
-    package var snapshot: Snapshot { state.withLock { $0 } }
+    package var snapshot: Snapshot { registry.snapshot }
+
+    /// ``ServerRegistry/update(_:)``, for pinning's changes.
+    @discardableResult
+    func update<Result: Sendable>(_ change: @escaping @Sendable (inout Snapshot) -> Result) async -> Result {
+        await registry.update(change)
+    }
+
+    /// A server's own log ring, while it is configured.
+    func logRing(_ server: String) -> LogRing? { registry.logRing(server) }
 
     /// The configuration as it stands now, including changes made while running.
     package var config: GatewayConfig {
@@ -174,7 +156,7 @@ package final class Gateway: Sendable {
     /// rebuild the aggregate once, not 200 times).
     func startConnections(_ specs: [ServerSpec]) async {
         let owners = specs.map { _ in connections.newOwner() }
-        let owned = await update { snapshot -> [Bool] in
+        let owned = await registry.update { snapshot -> [Bool] in
             zip(specs, owners).map { spec, owner in
                 guard snapshot.links[spec.id]?.spec == spec else { return false }
                 snapshot.links[spec.id]?.owner = owner
@@ -193,191 +175,6 @@ package final class Gateway: Sendable {
                     previous: connections.stillStopping(spec.id)
                 )
             )
-        }
-    }
-
-    func logRing(_ server: String) -> LogRing? {
-        state.withLock { $0.links[server]?.log }
-    }
-
-    /// Applies a change to server `server`'s link while connection `owner` owns it (a stopped connection's
-    /// late words are dropped), rebuilds the aggregate, and tells every session what changed.
-    func publish(_ server: String, owner: UInt64, _ change: @escaping @Sendable (inout ServerLink) -> Void) async {
-        await update { snapshot in
-            guard var link = snapshot.links[server], link.owner == owner else { return }
-            change(&link)
-            snapshot.links[server] = link
-        }
-    }
-
-    /// ``publish(_:owner:_:)`` for a caller that cannot wait: the change is queued in turn and applied soon.
-    func publishSoon(_ server: String, owner: UInt64, _ change: @escaping @Sendable (inout ServerLink) -> Void) {
-        let queued = QueuedChange { snapshot in
-            if var link = snapshot.links[server], link.owner == owner {
-                change(&link)
-                snapshot.links[server] = link
-            }
-            return {}
-        }
-        if queue.offer(queued, evenIfFull: true) == .startPass { startWriterPass() }
-    }
-
-    /// Changes the snapshot (any number of servers, their order), then rebuilds the aggregate and notifies
-    /// sessions and event subscribers of whatever differs. Returns once the change is applied and announced.
-    ///
-    /// The change is queued for the one writer pass (``SnapshotQueue``), which runs on the global executor,
-    /// never on the caller's thread: a merge of a large catalog must not stall the event loop that an operator's
-    /// request or an upstream's report arrived on. The caller suspends meanwhile; no thread waits. The pass
-    /// applies every change waiting and rebuilds the aggregate once for all of them, so 200 servers connecting
-    /// together cost a few rebuilds, not 200, and it announces each batch before it takes the next, so events,
-    /// metrics and sessions hear of changes in the order they were applied. The rebuild runs on a copy; the
-    /// readers' lock is held only to take that copy and to swap the result in. Whether a list changed is
-    /// decided by fingerprints.
-    @discardableResult
-    func update<Result: Sendable>(_ change: @escaping @Sendable (inout Snapshot) -> Result) async -> Result {
-        let result = ChangeResult<Result>()
-        let queued = QueuedChange { snapshot in
-            let value = change(&snapshot)
-            return { result.deliver(value) }
-        }
-        while true {
-            switch queue.offer(queued) {
-            case .queued: return await result.value()
-            case .startPass:
-                startWriterPass()
-                return await result.value()
-            case .full: await queue.room()
-            }
-        }
-    }
-
-    private func startWriterPass() {
-        // Unstructured: the pass serves every caller that queues meanwhile, not only the one that started it, and
-        // runs on the global executor whatever executor that caller prefers (the event loop's, for a request).
-        Task.detached { self.writeQueued() }
-    }
-
-    /// The writer pass: applies and announces batch after batch until no change is waiting, then hands each
-    /// batch's callers their results.
-    private func writeQueued() {
-        while let batch = queue.take() {
-            var finishers: [@Sendable () -> Void] = []
-            finishers.reserveCapacity(batch.count)
-            announce(apply(batch, finishers: &finishers))
-            finishers.forEach { $0() }
-        }
-    }
-
-    /// Applies `batch` in order and rebuilds the aggregate. Called only by the writer pass.
-    private func apply(_ batch: [QueuedChange], finishers: inout [@Sendable () -> Void]) -> AppliedChanges {
-        let before = state.withLock { $0 }
-        var snapshot = before
-        var events: [GatewayEvent] = []
-        for change in batch {
-            let previous = snapshot
-            finishers.append(change.apply(&snapshot))
-            // In a batch, each change's own steps are announced (a server connecting, then connected); the
-            // counts they carry catch up in the catalog events below.
-            if batch.count > 1 { events += GatewayEvent.changes(from: previous, to: snapshot) }
-        }
-        let applied = snapshot
-        // Most changes move a server between states without touching what the aggregate is made of (each of
-        // 200 servers starting publishes several states); only a change of its inputs pays for a merge, and
-        // none is paid before the startup gate would open.
-        if !startupSettled(snapshot) {
-            snapshot.mergePending = true
-        } else if before.mergePending || !Self.sameCatalogSources(before, snapshot) {
-            snapshot.catalog = aggregate(snapshot)
-            snapshot.mergePending = false
-        }
-        if snapshot.catalog !== before.catalog || snapshot.profileSpecs != before.profileSpecs {
-            snapshot.rebuildProfiles()
-        }
-        let changedByProfile = Self.changedKindsByProfile(before, snapshot)
-        let changed = Self.changedKinds(before.catalog, snapshot.catalog)
-        var changedByServer: [String: [ServerCatalog.Kind]] = [:]
-        for id in Set(before.order).union(snapshot.order) {
-            let kinds = Self.changedKinds(of: id, before, snapshot)
-            if !kinds.isEmpty { changedByServer[id] = kinds }
-        }
-        if !changed.isEmpty || !changedByServer.isEmpty || !changedByProfile.isEmpty { snapshot.generation += 1 }
-        let known = Set(before.catalog.conflicts + before.profiles.values.flatMap(\.conflicts))
-        let conflicts =
-            snapshot.catalog.conflicts + snapshot.profileOrder.flatMap { snapshot.profiles[$0]?.conflicts ?? [] }
-        let newConflicts = conflicts.filter { !known.contains($0) }
-        state.withLock { [snapshot] in $0 = snapshot }
-        // By the one writer, so the index follows the snapshots in their order.
-        searchIndex.update(snapshot, changedServers: changedByServer.filter { $0.value.contains(.tools) }.keys)
-        events += GatewayEvent.changes(from: batch.count > 1 ? applied : before, to: snapshot)
-        return AppliedChanges(
-            after: snapshot,
-            events: events,
-            changedKinds: changed,
-            changedByServer: changedByServer,
-            changedByProfile: changedByProfile,
-            conflicts: newConflicts
-        )
-    }
-
-    /// The merged catalog of every connected server, in config order.
-    private func aggregate(_ snapshot: Snapshot) -> AggregatedCatalog {
-        let sources = snapshot.specs.compactMap { spec -> CatalogSource? in
-            guard let link = snapshot.links[spec.id], link.state.isConnected, let catalog = link.catalog else {
-                return nil
-            }
-            let filter = spec.toolFilter
-            return CatalogSource(
-                server: spec.id,
-                prefix: spec.prefix,
-                permitsTool: { filter.permits($0) },
-                catalog: catalog,
-                pinMarks: link.pinMarks,
-                contribution: contributions.contribution(
-                    of: spec,
-                    catalog: catalog,
-                    pinMarks: link.pinMarks,
-                    separator: settings.toolSeparator
-                )
-            )
-        }
-        contributions.keepOnly(Set(snapshot.order))
-        return AggregatedCatalog(sources: sources, separator: settings.toolSeparator)
-    }
-
-    /// Tells the log, the startup gate, metrics, event subscribers and every session what a batch changed.
-    /// Called only by the writer pass, so every batch is told in the order it was applied (and the state gauge
-    /// ends at the state the snapshot holds).
-    private func announce(_ applied: AppliedChanges) {
-        for conflict in applied.conflicts { logger.warning("catalog conflict: \(conflict)") }
-        // The gate opens once its merge is done, so whoever it releases reads the whole catalog.
-        if !startup.isOpen, !applied.after.mergePending, startupSettled(applied.after) { startup.open() }
-        recordStates(applied.events)
-        events.publish(applied.events)
-        guard !applied.changedKinds.isEmpty || !applied.changedByServer.isEmpty || !applied.changedByProfile.isEmpty
-        else { return }
-        for session in sessions.all() {
-            let kinds =
-                switch session.scope {
-                case .gateway: applied.changedKinds
-                case .server(let id): applied.changedByServer[id] ?? []
-                case .profile(let name): applied.changedByProfile[name] ?? []
-                }
-            for method in Set(kinds.map(\.listChangedNotification)).sorted() {
-                session.deliver(.notification(JSONRPCNotification(method: method)))
-            }
-        }
-    }
-
-    private func recordStates(_ changes: [GatewayEvent]) {
-        for change in changes {
-            switch change {
-            case .serverAdded(let status), .serverState(let status):
-                GatewayMetrics.recordState(server: status.id, state: status.state.name)
-            case .serverRemoved(let id):
-                GatewayMetrics.recordState(server: id, state: nil)
-            case .serverCatalog, .toolPin:
-                break
-            }
         }
     }
 

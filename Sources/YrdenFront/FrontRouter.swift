@@ -127,7 +127,7 @@ package struct FrontRouter: Sendable {
         let id = String(rest[..<slash])
         let endpoint = rest[slash...]
         guard ["/mcp", "/mcp/", "/sse", "/messages"].contains(endpoint) else { return FrontResponses.notFound }
-        guard gateway.snapshot.links[id] != nil else {
+        guard gateway.registry.spec(of: id) != nil else {
             return FrontResponses.rpcError(404, .invalidRequest("There is no MCP server \(id) on this gateway"))
         }
         if endpoint == "/sse" || endpoint == "/messages" {
@@ -145,7 +145,7 @@ package struct FrontRouter: Sendable {
         let name = String(rest.prefix { $0 != "/" })
         let endpoint = rest.dropFirst(name.count)
         guard ["", "/", "/sse", "/messages"].contains(endpoint) else { return FrontResponses.notFound }
-        guard let spec = gateway.snapshot.profileSpecs[name] else {
+        guard let spec = gateway.registry.profileSpec(name) else {
             return FrontResponses.rpcError(404, .invalidRequest("There is no profile \(name) on this gateway"))
         }
         var scoped = mcp.scoped(to: .profile(name))

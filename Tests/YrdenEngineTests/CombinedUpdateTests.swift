@@ -14,7 +14,7 @@ import YrdenProtocol
         let results = await withTaskGroup(of: (Int, Int).self) { group in
             for index in 0..<writers {
                 group.addTask {
-                    let result = await gateway.update { snapshot -> Int in
+                    let result = await gateway.registry.update { snapshot -> Int in
                         snapshot.order.append("writer\(index)")
                         return index * 10
                     }
@@ -36,22 +36,23 @@ import YrdenProtocol
         let spec = ServerSpec(id: "a", transport: .stdio(command: "x", args: [], env: [:], cwd: nil))
         let gateway = Gateway(config: GatewayConfig(servers: [spec]), logger: Logger(label: "test"))
         let tools: [JSONObject] = [["name": "x", "inputSchema": ["type": "object"]]]
-        await gateway.update { snapshot in
+        await gateway.registry.update { snapshot in
             snapshot.links["a"]?.state = .connected(since: .now)
             snapshot.links["a"]?.catalog = ServerCatalog(tools: tools)
         }
         let merged = gateway.snapshot.catalog
         #expect(merged.toolRoutes["a__x"] != nil)
 
-        await gateway.update { $0.links["a"]?.state = .connected(since: .now) }
-        await gateway.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools) }  // equal lists, built apart
+        await gateway.registry.update { $0.links["a"]?.state = .connected(since: .now) }
+        // Equal lists, built apart.
+        await gateway.registry.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools) }
         #expect(gateway.snapshot.catalog === merged)
 
-        await gateway.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools + [["name": "y"]]) }
+        await gateway.registry.update { $0.links["a"]?.catalog = ServerCatalog(tools: tools + [["name": "y"]]) }
         #expect(gateway.snapshot.catalog !== merged)
         #expect(gateway.snapshot.catalog.toolRoutes["a__y"] != nil)
 
-        await gateway.update { $0.links["a"]?.state = .disconnected }
+        await gateway.registry.update { $0.links["a"]?.state = .disconnected }
         #expect(gateway.snapshot.catalog.tools.isEmpty)
     }
 
@@ -68,7 +69,7 @@ import YrdenProtocol
             for _ in 0..<writers {
                 group.addTask {
                     for _ in 0..<changes {
-                        await gateway.update { snapshot in
+                        await gateway.registry.update { snapshot in
                             guard var link = snapshot.links["a"] else { return }
                             if case .connecting(let attempt) = link.state {
                                 link.state = .connecting(attempt: attempt + 1)
@@ -99,7 +100,7 @@ import YrdenProtocol
 
     @Test func aChangeIsVisibleToReadersWhenUpdateReturns() async {
         let gateway = Gateway(config: GatewayConfig(servers: []), logger: Logger(label: "test"))
-        await gateway.update { $0.order.append("one") }
+        await gateway.registry.update { $0.order.append("one") }
         #expect(gateway.snapshot.order == ["one"])
     }
 }

@@ -62,11 +62,11 @@ import YrdenTesting
 
     @Test func aServerWithinItsConnectTimeoutHoldsTheGatePastStartupWait() async {
         let gateway = Self.gateway(connect: .seconds(600), .seconds(600))
-        #expect(!gateway.startup.isOpen, "startupWait 0 does not open it: each server's own bound does")
-        await gateway.update { $0.links["a"]?.state = .connected(since: .now) }
-        #expect(!gateway.startup.isOpen)
-        await gateway.update { $0.links["b"]?.state = .connecting(attempt: 2) }
-        #expect(gateway.startup.isOpen)
+        #expect(!gateway.registry.startup.isOpen, "startupWait 0 does not open it: each server's own bound does")
+        await gateway.registry.update { $0.links["a"]?.state = .connected(since: .now) }
+        #expect(!gateway.registry.startup.isOpen)
+        await gateway.registry.update { $0.links["b"]?.state = .connecting(attempt: 2) }
+        #expect(gateway.registry.startup.isOpen)
     }
 
     /// On the test clock, so a loaded machine cannot pass a's bound before the test looks.
@@ -74,13 +74,13 @@ import YrdenTesting
         let time = TestClock()
         let start = time.now
         let gateway = Self.gateway(connect: .seconds(5), .seconds(600), time: time)
-        await gateway.update { $0.links["b"]?.state = .connected(since: .now) }
-        #expect(!gateway.startup.isOpen)
-        let waiter = Task { await gateway.awaitStartup() }
+        await gateway.registry.update { $0.links["b"]?.state = .connected(since: .now) }
+        #expect(!gateway.registry.startup.isOpen)
+        let waiter = Task { await gateway.registry.awaitStartup() }
         #expect(await time.parked(until: start + .seconds(5)), "the wait ends at a's bound, not the latest one")
         time.advance(to: start + .seconds(5))
         await waiter.value
-        #expect(gateway.startup.isOpen)
+        #expect(gateway.registry.startup.isOpen)
     }
 }
 
@@ -101,34 +101,34 @@ import YrdenTesting
 
     @Test func aServerConnectingFirstIsMergedWhenTheLastFirstAttemptEnds() async {
         let gateway = Self.gateway(startupWait: .seconds(600))
-        await gateway.update { snapshot in
+        await gateway.registry.update { snapshot in
             snapshot.links["a"]?.state = .connected(since: .now)
             snapshot.links["a"]?.catalog = ServerCatalog(tools: Self.tools)
         }
         #expect(gateway.snapshot.mergePending)
         #expect(gateway.snapshot.catalog.tools.isEmpty)
-        #expect(!gateway.startup.isOpen)
+        #expect(!gateway.registry.startup.isOpen)
 
-        await gateway.update { $0.links["b"]?.state = .connecting(attempt: 2) }
+        await gateway.registry.update { $0.links["b"]?.state = .connecting(attempt: 2) }
         #expect(!gateway.snapshot.mergePending)
         #expect(gateway.snapshot.catalog.toolRoutes["a__x"] != nil)
-        #expect(gateway.startup.isOpen)
+        #expect(gateway.registry.startup.isOpen)
     }
 
     @Test func theDeadlineMergesWhatConnectedBeforeTheGateOpens() async {
         let time = TestClock()
         let start = time.now
         let gateway = Self.gateway(startupWait: .seconds(5), time: time)
-        await gateway.update { snapshot in
+        await gateway.registry.update { snapshot in
             snapshot.links["a"]?.state = .connected(since: .now)
             snapshot.links["a"]?.catalog = ServerCatalog(tools: Self.tools)
         }
         #expect(gateway.snapshot.catalog.tools.isEmpty)
-        let waiter = Task { await gateway.awaitStartup() }
+        let waiter = Task { await gateway.registry.awaitStartup() }
         #expect(await time.parked(until: start + .seconds(5)))
         time.advance(to: start + .seconds(5))
         await waiter.value
-        #expect(gateway.startup.isOpen)
+        #expect(gateway.registry.startup.isOpen)
         #expect(gateway.snapshot.catalog.toolRoutes["a__x"] != nil)
     }
 }

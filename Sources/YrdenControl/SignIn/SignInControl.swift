@@ -58,7 +58,7 @@ package struct SignInControl: Sendable {
         do { try await session.clearTokens() } catch {
             throw .conflict("could not remove the tokens: \(error.message)")
         }
-        switch gateway.snapshot.links[id]?.state {
+        switch gateway.registry.connectionState(of: id) {
         case .disconnected?, .disabled?, .stopped?, nil: break
         default: try await gateway.restartServer(id)
         }
@@ -71,7 +71,7 @@ package struct SignInControl: Sendable {
     }
 
     private func session(_ id: String) throws(ControlError) -> (OAuthSession, ServerSpec) {
-        guard let spec = gateway.snapshot.links[id]?.spec else { throw .unknownServer(id) }
+        guard let spec = gateway.registry.spec(of: id) else { throw .unknownServer(id) }
         guard let credentials else { throw .conflict("this gateway was started without OAuth support") }
         let session: OAuthSession?
         do { session = try credentials.session(for: spec) } catch { throw .conflict(error.message) }

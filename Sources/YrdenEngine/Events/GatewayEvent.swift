@@ -10,7 +10,7 @@ package enum GatewayEvent: Sendable, Hashable {
     case toolPin(ToolPinEvent)
 
     /// The events that lead from one snapshot to the next, servers in config order.
-    static func changes(from before: Gateway.Snapshot, to after: Gateway.Snapshot) -> [GatewayEvent] {
+    static func changes(from before: ServerRegistry.Snapshot, to after: ServerRegistry.Snapshot) -> [GatewayEvent] {
         var events: [GatewayEvent] = []
         for id in before.order where after.links[id] == nil {
             events.append(.serverRemoved(id: id))

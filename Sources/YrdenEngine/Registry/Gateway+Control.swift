@@ -27,7 +27,7 @@ extension Gateway {
 
     /// Adds a server and starts connecting it (unless disabled); every session hears of its tools once it is up.
     package func addServer(_ spec: ServerSpec) async throws(ControlError) {
-        let added = await update { snapshot -> Bool in
+        let added = await registry.update { snapshot -> Bool in
             guard snapshot.links[spec.id] == nil else { return false }
             snapshot.links[spec.id] = ServerLink(spec: spec)
             snapshot.order.append(spec.id)
@@ -49,7 +49,7 @@ extension Gateway {
         guard let old = snapshot.links[spec.id]?.spec else { throw .unknownServer(spec.id) }
         guard old != spec else { return (false, true) }
         let late = await stopConnections([spec.id], within: limit)
-        await update { snapshot in
+        await registry.update { snapshot in
             guard let previous = snapshot.links[spec.id] else { return }
             snapshot.links[spec.id] = ServerLink(spec: spec, previous: previous)
         }
@@ -64,7 +64,7 @@ extension Gateway {
     package func removeServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
         guard snapshot.links[id] != nil else { throw .unknownServer(id) }
         let late = await stopConnections([id], within: limit)
-        await update { snapshot in
+        await registry.update { snapshot in
             snapshot.links.removeValue(forKey: id)
             snapshot.order.removeAll { $0 == id }
         }
@@ -171,7 +171,7 @@ extension Gateway {
         changes.added = added.map(\.id)
         changes.stillStopping = await stopConnections(changes.removed + changes.restarted, within: limit)
         let removed = changes.removed
-        await update { [restarting, added] snapshot in
+        await registry.update { [restarting, added] snapshot in
             for id in removed { snapshot.links.removeValue(forKey: id) }
             for spec in restarting + added {
                 snapshot.links[spec.id] = ServerLink(spec: spec, previous: snapshot.links[spec.id])

@@ -3,7 +3,7 @@ import YrdenProtocol
 
 /// What a batch of changes changed, and for whom: whether the aggregate must be merged again, and which lists
 /// the clients of the whole gateway, of one server alone and of each profile see differently afterwards.
-extension Gateway {
+extension ServerRegistry {
     /// Whether two snapshots merge into the same aggregate: the same servers connected with lists, in the same
     /// order, under the same prefix and tool filter, with the same lists (by digest: arrays kept from one
     /// snapshot to the next share their storage, so an unchanged list compares at once).
@@ -75,7 +75,7 @@ extension Gateway {
 
 /// What one batch of changes did, announced after the writer lock is released.
 struct AppliedChanges: Sendable {
-    var after: Gateway.Snapshot
+    var after: ServerRegistry.Snapshot
     var events: [GatewayEvent]
     var changedKinds: [ServerCatalog.Kind]
     /// What changed for the clients of each server alone.

@@ -5,21 +5,21 @@ import YrdenTransport
 /// One server as operators see it at one moment: its spec, its state, what it offers through the gateway,
 /// and what its last connection and its last failure were.
 package struct ServerStatus: Sendable, Hashable {
-    package var spec: ServerSpec
-    package var state: ConnectionState
+    package internal(set) var spec: ServerSpec
+    package internal(set) var state: ConnectionState
     /// What the server offers on the aggregated endpoint (after its tool filter and name conflicts); zero while
     /// it is not connected.
-    package var counts: CatalogCounts
+    package internal(set) var counts: CatalogCounts
     /// The current connection's handshake; `nil` while not connected.
-    package var handshake: UpstreamHandshake?
+    package internal(set) var handshake: UpstreamHandshake?
     /// The handshake of the last successful connection, kept across disconnects.
-    package var lastHandshake: UpstreamHandshake?
+    package internal(set) var lastHandshake: UpstreamHandshake?
     /// The error that ended the last connection or attempt, and when; kept while the next attempt runs.
-    package var lastFailure: UpstreamFailure?
+    package internal(set) var lastFailure: UpstreamFailure?
     /// Where an OAuth server's sign-in stands; `nil` for other servers.
-    package var auth: SignInStatus?
+    package internal(set) var auth: SignInStatus?
     /// The transport in use (``ServerLink/transportName``).
-    package var transportName: String
+    package internal(set) var transportName: String
 
     package var id: String { spec.id }
 
@@ -38,12 +38,12 @@ package struct ServerStatus: Sendable, Hashable {
 
 /// How many tools, prompts and resources one server contributes.
 package struct CatalogCounts: Sendable, Hashable {
-    package var tools = 0
-    package var prompts = 0
-    package var resources = 0
+    package internal(set) var tools = 0
+    package internal(set) var prompts = 0
+    package internal(set) var resources = 0
 }
 
-extension Gateway.Snapshot {
+extension ServerRegistry.Snapshot {
     /// The status of server `id`, or `nil` when there is no such server.
     package func status(of id: String) -> ServerStatus? {
         guard let link = links[id] else { return nil }

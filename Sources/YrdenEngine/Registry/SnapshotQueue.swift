@@ -73,7 +73,7 @@ final class SnapshotQueue: Sendable {
 /// A change to the snapshot waiting for the writer. Applying it returns how to hand its caller the result,
 /// which the pass does once it has announced the change.
 struct QueuedChange: Sendable {
-    let apply: @Sendable (inout Gateway.Snapshot) -> @Sendable () -> Void
+    let apply: @Sendable (inout ServerRegistry.Snapshot) -> @Sendable () -> Void
 }
 
 /// The result of a queued change, handed from the writer's pass to the caller waiting for it.

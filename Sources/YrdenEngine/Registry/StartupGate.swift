@@ -66,7 +66,7 @@ final class StartupGate: Sendable {
 
     /// Whether `snapshot` lets the gate open: every enabled server has finished its first attempt, or is
     /// past its own bound.
-    func settles(_ snapshot: Gateway.Snapshot, now: ContinuousClock.Instant? = nil) -> Bool {
+    func settles(_ snapshot: ServerRegistry.Snapshot, now: ContinuousClock.Instant? = nil) -> Bool {
         let now = now ?? time.now
         return snapshot.links.allSatisfy { id, link in
             link.finishedFirstAttempt || serverDeadlines[id].map { $0 <= now } == true
@@ -75,7 +75,8 @@ final class StartupGate: Sendable {
 
     /// When a waiter must look again: the earliest bound of a server still in its first attempt, else the
     /// deadline.
-    func nextBound(_ snapshot: Gateway.Snapshot, now: ContinuousClock.Instant? = nil) -> ContinuousClock.Instant {
+    func nextBound(_ snapshot: ServerRegistry.Snapshot, now: ContinuousClock.Instant? = nil) -> ContinuousClock.Instant
+    {
         let now = now ?? time.now
         var next = deadline
         for (id, link) in snapshot.links where !link.finishedFirstAttempt {
@@ -115,7 +116,7 @@ package enum StartupBound: Sendable {
     case eachServersConnectTimeout
 }
 
-extension Gateway.Snapshot {
+extension ServerRegistry.Snapshot {
     /// Whether every enabled server has finished its first connection attempt (connected, failed, waiting
     /// for a sign-in, or on its second try): the catalog a new client sees is settled. `/readyz` answers this.
     package var firstAttemptsFinished: Bool {
@@ -131,38 +132,6 @@ extension ServerLink {
         case .idle: false
         case .connecting(let attempt): attempt > 1
         default: true
-        }
-    }
-}
-
-extension Gateway {
-    /// Holds the caller until the first connection attempts are over or past their bound (``StartupBound``);
-    /// returns at once afterwards.
-    func awaitStartup() async {
-        guard !startup.isOpen else { return }
-        while !startup.isOpen, !startupSettled(snapshot) {
-            await startup.wait(until: startup.nextBound(snapshot))
-            if Task.isCancelled { return }  // the waiter was cancelled
-        }
-        await openStartup()
-    }
-
-    /// Whether the aggregate is read yet: the startup gate is open, or would be opened by this snapshot (every
-    /// first attempt over or past its bound) or by its deadline.
-    func startupSettled(_ snapshot: Snapshot) -> Bool {
-        startup.isOpen || startup.settles(snapshot) || startup.deadlinePassed
-    }
-
-    /// Opens the startup gate once the merge it held back is done, so whoever finds the gate open reads the
-    /// whole catalog. The merge is the writer's (off the event loop): the first request past the bound asks
-    /// for it, and it and every other request wait, suspended, for the writer to open the gate after it.
-    func openStartup() async {
-        guard !startup.isOpen else { return }
-        if startupMergeAsked.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
-            await update { _ in }
-            startup.open()
-        } else {
-            await startup.waitUntilOpen()
         }
     }
 }

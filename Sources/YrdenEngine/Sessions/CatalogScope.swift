@@ -19,7 +19,7 @@ extension CatalogScope {
     }
 }
 
-extension Gateway.Snapshot {
+extension ServerRegistry.Snapshot {
     /// Whether server `id`'s tools, prompts and resources are in `scope`.
     package func includes(_ id: String, in scope: CatalogScope) -> Bool {
         switch scope {

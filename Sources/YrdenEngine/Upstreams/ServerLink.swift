@@ -9,49 +9,49 @@ import YrdenTransport
 /// dictionary copies it, a retain and a release of each (4 % of the gateway's CPU under load). Writes are
 /// rare (a connection's state changes) and copy the box only when it is shared.
 package struct ServerLink: Sendable {
-    package var spec: ServerSpec {
+    package internal(set) var spec: ServerSpec {
         get { fields.spec }
         set { unique.spec = newValue }
     }
-    package var state: ConnectionState {
+    package internal(set) var state: ConnectionState {
         get { fields.state }
         set { unique.state = newValue }
     }
     /// The connection in use; `nil` whenever the server is not connected.
-    package var client: UpstreamClient? {
+    package internal(set) var client: UpstreamClient? {
         get { fields.client }
         set { unique.client = newValue }
     }
     /// The current connection's handshake; `nil` whenever the server is not connected.
-    package var handshake: UpstreamHandshake? {
+    package internal(set) var handshake: UpstreamHandshake? {
         get { fields.handshake }
         set { unique.handshake = newValue }
     }
     /// The lists of the current connection, or of the last one while the server is down (operators list
     /// them); only a connected server's lists enter the aggregate.
-    package var catalog: ServerCatalog? {
+    package internal(set) var catalog: ServerCatalog? {
         get { fields.catalog }
         set { unique.catalog = newValue }
     }
     /// The handshake of the last successful connection, kept across disconnects for operators.
-    package var lastHandshake: UpstreamHandshake? {
+    package internal(set) var lastHandshake: UpstreamHandshake? {
         get { fields.lastHandshake }
         set { unique.lastHandshake = newValue }
     }
     /// The era the server was found to speak (its probe's answer, or a handshake), kept for the server's life
     /// in the gateway so that it is probed once, not at every connection attempt; `nil` before any.
-    package var knownEra: UpstreamEra? {
+    package internal(set) var knownEra: UpstreamEra? {
         get { fields.knownEra }
         set { unique.knownEra = newValue }
     }
     /// The error that ended the last connection or attempt; kept while the next attempt runs, cleared once
     /// connected.
-    package var lastFailure: UpstreamFailure? {
+    package internal(set) var lastFailure: UpstreamFailure? {
         get { fields.lastFailure }
         set { unique.lastFailure = newValue }
     }
     /// Where the server's OAuth sign-in stands; `nil` for a server that does not use OAuth.
-    package var auth: SignInStatus? {
+    package internal(set) var auth: SignInStatus? {
         get { fields.auth }
         set { unique.auth = newValue }
     }

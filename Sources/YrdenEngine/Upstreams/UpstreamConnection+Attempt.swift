@@ -108,7 +108,7 @@ extension UpstreamConnection {
         var loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
         if client.modernStamp != nil, case .http = spec.transport {
             loader.dropsInvalidParamHeaders = true
-            let ring = gateway.logRing(spec.id)
+            let ring = gateway.registry.logRing(spec.id)
             let logger = self.logger
             loader.log = { line in
                 ring?.append(line, level: .warning, event: "catalog")

@@ -124,14 +124,14 @@ extension UpstreamConnection {
     /// name the configured transport (`http`), so this is where the one actually used shows.
     private func noteTransport(_ message: String) {
         logger.info("\(message)")
-        gateway.logRing(spec.id)?.append(message, level: .info, event: "transport")
+        gateway.registry.logRing(spec.id)?.append(message, level: .info, event: "transport")
     }
 
     /// Where the gateway's own remarks about the server go (a request of the server it refused, a message it
     /// ignored): logged as the gateway's, naming the server, and kept in the server's ring as the gateway's
     /// (`gateway`), never in its `stderr` stream as if the server had written them.
     private func gatewayNote() -> @Sendable (String) -> Void {
-        let ring = gateway.logRing(spec.id)
+        let ring = gateway.registry.logRing(spec.id)
         let logger = self.logger
         let secrets = ServerSecrets(spec)
         return { remark in
@@ -143,7 +143,7 @@ extension UpstreamConnection {
 
     /// Where a channel's diagnostics go: the server's log ring (the admin API's view) and debug logging.
     private func channelLog(stream: String) -> @Sendable (String) -> Void {
-        let ring = gateway.logRing(spec.id)
+        let ring = gateway.registry.logRing(spec.id)
         let logger = self.logger
         let secrets = ServerSecrets(spec)
         return { written in

@@ -29,8 +29,8 @@ extension UpstreamConnection {
     /// this where it cannot wait, so the change is queued without waiting for it (after the connection's
     /// changes queued before, ahead of those queued after).
     private func reportSignIn(_ status: SignInStatus) {
-        gateway.publishSoon(spec.id, owner: owner) { $0.auth = status }
-        gateway.logRing(spec.id)?.append(status.logLine, level: .notice, event: "auth")
+        gateway.registry.publishSoon(spec.id, owner: owner) { $0.auth = status }
+        gateway.registry.logRing(spec.id)?.append(status.logLine, level: .notice, event: "auth")
     }
 }
 

@@ -180,7 +180,7 @@ struct UpstreamConnection: Sendable {
 
     /// Applies `change` to the server's link while this connection owns it.
     func publishLink(_ change: @escaping @Sendable (inout ServerLink) -> Void) async {
-        await gateway.publish(spec.id, owner: owner, change)
+        await gateway.registry.publish(spec.id, owner: owner, change)
     }
 
     /// Logs a change in the server's life, and keeps it in the server's ring for the admin API.
@@ -188,7 +188,7 @@ struct UpstreamConnection: Sendable {
         logger.log(level: level, "\(message)", metadata: metadata)
         var strings: [String: String] = [:]
         for (key, value) in metadata { strings[key] = "\(value)" }
-        gateway.logRing(spec.id)?.append(message, level: level, event: "state", metadata: strings)
+        gateway.registry.logRing(spec.id)?.append(message, level: level, event: "state", metadata: strings)
     }
 
     /// The reason, plus what the server last wrote to stderr: usually the real cause (a missing module, a bad
@@ -196,7 +196,9 @@ struct UpstreamConnection: Sendable {
     private func failureMetadata(_ error: UpstreamError) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["reason": "\(error)", "kind": "\(error.kind.rawValue)"]
         if let status = error.httpStatus { metadata["httpStatus"] = "\(status)" }
-        let tail = (gateway.logRing(spec.id)?.recent() ?? []).filter { $0.event == "stderr" }.suffix(3).map(\.message)
+        let tail = (gateway.registry.logRing(spec.id)?.recent() ?? []).filter { $0.event == "stderr" }.suffix(3).map(
+            \.message
+        )
         if !tail.isEmpty { metadata["stderr"] = "\(tail.joined(separator: " | "))" }
         return metadata
     }

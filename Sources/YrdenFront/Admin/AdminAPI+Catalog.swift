@@ -16,7 +16,7 @@ extension AdminAPI {
         _ request: HTTPRequest
     ) async throws(AdminProblem) -> HTTPResponse {
         _ = try status(of: id)
-        let catalog = gateway.snapshot.links[id]?.catalog ?? ServerCatalog()
+        let catalog = gateway.registry.serverCatalog(of: id) ?? ServerCatalog()
         let list: HeavyReads.List =
             switch kinds.first {
             case .tools: .serverTools
@@ -47,7 +47,7 @@ extension AdminAPI {
     /// server knows it by (a long or unsafe name is shortened on `/mcp`; this is the mapping), and the clashes
     /// the merge found.
     func listTools() async -> HTTPResponse {
-        let catalog = gateway.snapshot.catalog
+        let catalog = gateway.registry.catalog
         return await heavyReads.answer(.tools, key: "tools", from: .object(catalog)) {
             let tools = catalog.tools.compactMap { tool -> JSONValue? in
                 guard let name = tool["name"]?.stringValue, let route = catalog.toolRoutes[name] else { return nil }

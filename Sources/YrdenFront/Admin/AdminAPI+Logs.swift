@@ -9,13 +9,12 @@ extension AdminAPI {
     /// thousands of entries), never cached: the rings change all the time.
     func listLogs(_ request: HTTPRequest) async throws(AdminProblem) -> HTTPResponse {
         let query = try LogQuery(parsing: request.query, separator: gateway.settings.toolSeparator)
-        let snapshot = gateway.snapshot
         let rings: [LogRing]
         if let server = query.server {
-            guard let link = snapshot.links[server] else { throw .unknownServer(server) }
-            rings = [link.log]
+            guard let ring = gateway.registry.logRing(server) else { throw .unknownServer(server) }
+            rings = [ring]
         } else {
-            rings = [gateway.log] + snapshot.order.compactMap { snapshot.links[$0]?.log }
+            rings = [gateway.log] + gateway.registry.logRings
         }
         return await heavyReads.answer(.logs) {
             let entries = rings.flatMap { $0.recent() }

@@ -49,7 +49,7 @@ extension AdminAPI {
     /// its server and the name that server knows it by; and the names its renames made clash.
     /// Made off the event loop and kept while the view is unchanged, as `/tools` is (``HeavyReads``).
     func listProfileTools(_ name: String) async throws(AdminProblem) -> HTTPResponse {
-        guard let view = gateway.snapshot.profiles[name] else { throw Self.unknownProfile(name) }
+        guard let view = gateway.registry.profileView(name) else { throw Self.unknownProfile(name) }
         return await heavyReads.answer(.profileTools, key: "profiles/\(name)/tools", from: .object(view)) {
             let tools = view.visibleTools.compactMap { tool -> JSONValue? in
                 guard let shown = tool["name"]?.stringValue, let route = view.toolRoutes[shown] else { return nil }

@@ -15,7 +15,7 @@ extension AdminAPI {
 
     func listServers() async -> HTTPResponse {
         var servers: [JSONValue] = []
-        for status in gateway.snapshot.statuses {
+        for status in gateway.registry.statuses {
             servers.append(await view(of: status).json)
         }
         return FrontResponses.json(200, ["servers": .array(servers)])
@@ -102,7 +102,7 @@ extension AdminAPI {
     /// The status of server `id`, or 404 for an id that names no server (or could not be one).
     func status(of id: String) throws(AdminProblem) -> ServerStatus {
         guard ServerIdentifier.isValid(id, separator: gateway.settings.toolSeparator),
-            let status = gateway.snapshot.status(of: id)
+            let status = gateway.registry.status(of: id)
         else { throw .unknownServer(id) }
         return status
     }

@@ -19,7 +19,7 @@ package struct HealthEndpoint: Sendable {
     }
 
     package func readiness() -> HTTPResponse {
-        let ready = gateway.snapshot.firstAttemptsFinished
+        let ready = gateway.registry.firstAttemptsFinished
         return FrontResponses.json(ready ? 200 : 503, report(status: ready ? "ready" : "starting"))
     }
 
