@@ -31,12 +31,13 @@ package enum AtomicFile {
     /// false and writes nothing more; the failure is thrown after `produce` returns.
     ///
     /// With `maxBytes`, a file that would be larger is not written: the target is left as it was and
-    /// ``StorageError/Kind/tooLarge`` is thrown, so a writer never leaves a file its reader refuses.
+    /// ``StorageError/Kind/tooLarge`` is thrown, so a writer never leaves a file its reader refuses. When
+    /// `produce` throws, nothing is written either and its error is thrown.
     package static func write(
         to path: String,
         mode: mode_t,
         maxBytes: Int = .max,
-        _ produce: (_ emit: ([UInt8]) -> Bool) -> Void
+        _ produce: (_ emit: ([UInt8]) -> Bool) throws(StorageError) -> Void
     ) throws(StorageError) {
         let target = followingSymbolicLink(path)
         let (descriptor, temporary) = try createTemporary(beside: target, mode: mode, for: path)
@@ -46,18 +47,23 @@ package enum AtomicFile {
         var failedCall: (action: String, errno: Int32)?
         var written = 0
         var tooLarge = false
-        produce { bytes in
-            guard failedCall == nil, !tooLarge else { return false }
-            written += bytes.count
-            guard written <= maxBytes else {
-                tooLarge = true
-                return false
+        do {
+            try produce { bytes in
+                guard failedCall == nil, !tooLarge else { return false }
+                written += bytes.count
+                guard written <= maxBytes else {
+                    tooLarge = true
+                    return false
+                }
+                guard POSIX.writeAll(bytes, to: descriptor) else {
+                    failedCall = ("write", errno)
+                    return false
+                }
+                return true
             }
-            guard POSIX.writeAll(bytes, to: descriptor) else {
-                failedCall = ("write", errno)
-                return false
-            }
-            return true
+        } catch {
+            close(descriptor)
+            throw error
         }
         if tooLarge {
             close(descriptor)

@@ -40,6 +40,74 @@ import YrdenStorage
         #expect(try reopened.load() == Self.book())
     }
 
+    /// A restart holds digests, not definitions: every definition read is kept in the file, and read again
+    /// from it (for a diff, a listing of pins or a save) as it was written.
+    @Test func aStartKeepsDefinitionsInTheFileAndReadsThemAgain() throws {
+        let directory = temporaryDirectory()
+        defer { remove(directory) }
+        var book = Self.book()
+        _ = book.observe(
+            "t",
+            tools: [ToolDefinition(tool: ["name": "é\"q", "inputSchema": ["type": "object"]])],
+            at: 3
+        )
+        try FileToolPinStore(directory: directory).save(book)
+        let store = try FileToolPinStore(directory: directory)
+        let read = try store.load()
+        #expect(read == book)
+        let pin = try #require(read["s", "a"])
+        #expect(pin.pinned.isStored && pin.pending?.isStored == true && read["t", "é\"q"]?.pinned.isStored == true)
+        #expect(
+            pin.pinned.json == ["name": "a", "description": "A"]
+                && pin.pending?.json == ["name": "a", "description": "B"]
+        )
+        #expect(pin.changedFields == ["description"])
+        #expect(read["t", "é\"q"]?.pinned.name == "é\"q")
+        // Saved again over the file it was read from (each definition copied as it was), and read back once more.
+        let written = try #require(try AtomicFile.read(store.path))
+        try store.save(read)
+        #expect(try AtomicFile.read(store.path) == written)
+        #expect(try store.load() == book)
+        #expect(try store.load()["s", "a"]?.pending?.json == ["name": "a", "description": "B"])
+    }
+
+    /// A definition that can no longer be read from the file a start read (here the file was cut short in
+    /// place) fails the save: the file is left as it is rather than replaced by one without the definition.
+    @Test func aSaveThatCannotReadADefinitionLeavesTheFileAsItWas() throws {
+        let directory = temporaryDirectory()
+        defer { remove(directory) }
+        let store = try FileToolPinStore(directory: directory)
+        try store.save(Self.book())
+        let read = try store.load()
+        #expect(truncate(store.path, 10) == 0)
+        #expect(throws: StorageError.self) { try store.save(read) }
+        #expect(try FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int == 10)
+    }
+
+    /// Only the structure is skipped unparsed: every value in the file is still checked.
+    @Test func aFileWithBrokenJSONAnywhereIsRefused() throws {
+        let directory = temporaryDirectory()
+        defer { remove(directory) }
+        let store = try FileToolPinStore(directory: directory)
+        for text in [
+            #"{"version": 1, "servers": {}, "other": [1,,2]}"#,
+            #"{"version": 1, "servers": {"s": {"a": {"pinned": {"name": "a"}, "pinnedAt": 1,}}}}"#,
+            #"{"version": 1, "servers": {"s": {"a": {"pinned": {"name": "a" "x": 1}, "pinnedAt": 1}}}}"#,
+            #"{"version": 1, "servers": {"s": {"a": {"pinned": {"name": "a"}, "pinnedAt": 1}}}} x"#,
+            #"{"version": 1, "servers": {"s": {"a": {"pinned": {"name": "a"}, "pinnedAt": 1}]}}"#,
+            #"{"version": 1, "servers": {"s": {"a": {"pinned": "a", "pinnedAt": 1}}}}"#,
+        ] {
+            try AtomicFile.write(Array(text.utf8), to: store.path, mode: 0o600)
+            #expect(throws: StorageError.self, "\(text)") { try store.load() }
+        }
+        try AtomicFile.write(
+            Array(#" {"servers": {"s": {"a": {"pinnedAt": 1, "pinned": {"name": "a"}}}}, "version": 1} "#.utf8),
+            to: store.path,
+            mode: 0o600
+        )
+        #expect(try store.load()["s", "a"]?.pinned.json == ["name": "a"])
+    }
+
     @Test func aFileThatIsNotPinsIsRefusedWithWhatToDo() throws {
         let directory = temporaryDirectory()
         defer { remove(directory) }

@@ -122,7 +122,7 @@ import YrdenProtocol
         _ = book.observe("t", tools: [Self.tool("a", "A")], at: 1.5)
         _ = book.observe("s", tools: [Self.tool("a", "A2")], at: 2.5)
         var pieces: [[UInt8]] = []
-        book.writePrettyJSON(pieceBytes: 1) { pieces.append($0) }
+        try book.writePrettyJSON(pieceBytes: 1) { pieces.append($0) }
         #expect(pieces.count == 3, "one piece a server, then the document's end")
         #expect(pieces.joined().elementsEqual(book.json.prettySerialized()))
         #expect(try PinBook(json: try JSONValue.parse(Array(pieces.joined()))) == book)

@@ -28,12 +28,12 @@ package struct FileToolPinStore: ToolPinStore {
 
     package var location: String { path }
 
+    /// The book with its definitions left in the file (read again from it when needed: see ``PinFile``); only
+    /// digests, sizes and times are held.
     package func load() throws -> PinBook {
-        guard let bytes = try AtomicFile.read(path, maxBytes: Self.maxBytes, regularFileOnly: true) else {
-            return PinBook()
-        }
+        guard let (file, bytes) = try PinFile.open(path, maxBytes: Self.maxBytes) else { return PinBook() }
         do {
-            return try PinBook(json: try JSONValue.parse(bytes))
+            return try PinFileReader(file: file, bytes: bytes).book()
         } catch {
             throw StorageError(
                 .malformed,
@@ -45,8 +45,18 @@ package struct FileToolPinStore: ToolPinStore {
     }
 
     package func save(_ book: PinBook) throws {
-        try AtomicFile.write(to: path, mode: 0o600, maxBytes: Self.maxWrittenBytes) { emit in
-            book.writePrettyJSON { _ = emit($0) }
+        try AtomicFile.write(to: path, mode: 0o600, maxBytes: Self.maxWrittenBytes) { emit throws(StorageError) in
+            do {
+                try book.writePrettyJSON { _ = emit($0) }
+            } catch let error as StorageError {
+                throw error
+            } catch {
+                throw StorageError(
+                    .malformed,
+                    message: "\(path) was not written: \(error)",
+                    fix: "the file as it was is kept"
+                )
+            }
         }
     }
 }

@@ -5,24 +5,40 @@ import YrdenProtocol
 /// "changedAt": …, "unlistedAt": …}}}}`, each definition as its pinned fields. Digests are not saved but
 /// computed again from the definitions when read, so an edited file cannot pass one definition off as another.
 extension PinBook {
-    static let formatVersion = 1
+    package static let formatVersion = 1
 
     package var json: JSONValue {
         var serverObject = JSONObject()
-        for server in servers.keys.sorted() { serverObject[server] = .object(pinsJSON(of: server)) }
+        // A definition the store can no longer read is left out (`writePrettyJSON` fails instead).
+        for server in servers.keys.sorted() { serverObject[server] = .object((try? savedPinsJSON(of: server)) ?? [:]) }
         return ["version": .int(Self.formatVersion), "servers": .object(serverObject)]
     }
 
     /// ``json`` as indented text, handed to `emit` in pieces of about `pieceBytes`: one server's pins are
     /// built at a time, so saving 10,000 pins never holds their whole tree or text (megabytes each, kept by
     /// the allocator after the save).
-    package func writePrettyJSON(pieceBytes: Int = 64 * 1024, _ emit: ([UInt8]) -> Void) {
+    ///
+    /// Throws when a definition kept in the store can no longer be read: the save then fails rather than
+    /// write a book without it.
+    package func writePrettyJSON(pieceBytes: Int = 64 * 1024, _ emit: ([UInt8]) -> Void) throws {
         var stream = PrettyJSONStream()
         stream.openObject()
         stream.member("version", .int(Self.formatVersion))
         stream.openObject("servers")
         for server in servers.keys.sorted() {
-            stream.member(server, .object(pinsJSON(of: server)))
+            stream.openObject(server)
+            let pins = servers[server] ?? [:]
+            for tool in pins.keys.sorted() {
+                guard let pin = pins[tool] else { continue }
+                stream.openObject(tool)
+                try Self.write(pin.pinned, as: "pinned", into: &stream)
+                stream.member("pinnedAt", .double(pin.pinnedAt))
+                if let pending = pin.pending { try Self.write(pending, as: "pending", into: &stream) }
+                if let changedAt = pin.changedAt { stream.member("changedAt", .double(changedAt)) }
+                if let unlistedAt = pin.unlistedAt { stream.member("unlistedAt", .double(unlistedAt)) }
+                stream.closeObject()
+            }
+            stream.closeObject()
             if stream.pendingBytes >= pieceBytes { emit(stream.take()) }
         }
         stream.closeObject()
@@ -30,13 +46,28 @@ extension PinBook {
         emit(stream.take())
     }
 
-    private func pinsJSON(of server: String) -> JSONObject {
+    /// A definition kept in the store is copied as the store holds it, never parsed: a save after a restart
+    /// would otherwise build the tree of every definition not listed again yet.
+    private static func write(
+        _ definition: ToolDefinition,
+        as key: String,
+        into stream: inout PrettyJSONStream
+    ) throws {
+        if let text = try definition.storedText() {
+            stream.member(key, text: text)
+        } else {
+            stream.member(key, definition.json)
+        }
+    }
+
+    /// One server's pins, with the definitions kept in the store read from it, failing when one cannot be.
+    private func savedPinsJSON(of server: String) throws -> JSONObject {
         var toolObject = JSONObject()
         let pins = servers[server] ?? [:]
         for tool in pins.keys.sorted() {
             guard let pin = pins[tool] else { continue }
-            var entry: JSONObject = ["pinned": pin.pinned.json, "pinnedAt": .double(pin.pinnedAt)]
-            if let pending = pin.pending { entry["pending"] = pending.json }
+            var entry: JSONObject = ["pinned": try pin.pinned.savedJSON(), "pinnedAt": .double(pin.pinnedAt)]
+            if let pending = pin.pending { entry["pending"] = try pending.savedJSON() }
             if let changedAt = pin.changedAt { entry["changedAt"] = .double(changedAt) }
             if let unlistedAt = pin.unlistedAt { entry["unlistedAt"] = .double(unlistedAt) }
             toolObject[tool] = .object(entry)

@@ -1,3 +1,5 @@
+import Crypto
+
 /// Every pinned tool definition, per server and upstream tool name, and what happens to it when the server
 /// lists its tools or an operator approves: the state machine of pinning, free of I/O and of the clock.
 ///
@@ -27,15 +29,16 @@ package struct PinBook: Sendable, Hashable {
         private final class Change: Sendable {
             let pending: ToolDefinition?
             let changedAt: Double?
-            /// The fields that differ between the pinned and the pending definition, found once when the
-            /// change is made: the marks of a server with 2,000 changed tools are rebuilt at every listing and
-            /// approval, and diffing 2,000 definitions each time made that quadratic.
-            let changedFields: [String]
+            /// What differs between the pinned and the pending definition, found once when the change is
+            /// made: the marks of a server with 2,000 changed tools are rebuilt at every listing and approval,
+            /// and diffing 2,000 definitions each time made that quadratic; and an approval, made on the event
+            /// loop, must not read a definition kept in the pin file to word its event.
+            let diff: ToolDefinitionDiff?
 
-            init(pending: ToolDefinition?, changedAt: Double?, changedFields: [String]) {
+            init(pending: ToolDefinition?, changedAt: Double?, diff: ToolDefinitionDiff?) {
                 self.pending = pending
                 self.changedAt = changedAt
-                self.changedFields = changedFields
+                self.diff = diff
             }
         }
 
@@ -69,7 +72,7 @@ package struct PinBook: Sendable, Hashable {
         package var changedAt: Double? {
             get { change?.changedAt }
             set {
-                change = Change(pending: pending, changedAt: newValue, changedFields: changedFields)
+                change = Change(pending: pending, changedAt: newValue, diff: change?.diff)
                 if pending == nil && newValue == nil { change = nil }
             }
         }
@@ -77,7 +80,16 @@ package struct PinBook: Sendable, Hashable {
         package var isChanged: Bool { pending != nil }
 
         /// The fields in which ``pending`` differs from ``pinned``; empty while nothing is pending.
-        package var changedFields: [String] { change?.changedFields ?? [] }
+        package var changedFields: [String] { change?.diff?.fields ?? [] }
+
+        /// What differs between ``pinned`` and ``pending``; `nil` while nothing is pending.
+        package var diff: ToolDefinitionDiff? { change?.diff }
+
+        /// Makes `tool` the pending definition, first listed at `now`, with `diff` from the pinned one, found
+        /// by the caller (which may have read the pinned definition from the store to find it).
+        mutating func setPending(_ tool: ToolDefinition, at now: Double, diff: ToolDefinitionDiff) {
+            change = Change(pending: tool, changedAt: now, diff: diff)
+        }
 
         package static func == (lhs: Pin, rhs: Pin) -> Bool {
             lhs.pinned == rhs.pinned && lhs.pinnedAt == rhs.pinnedAt && lhs.unlistedAt == rhs.unlistedAt
@@ -94,8 +106,8 @@ package struct PinBook: Sendable, Hashable {
 
         private static func change(pinned: ToolDefinition, pending: ToolDefinition?, changedAt: Double?) -> Change? {
             guard pending != nil || changedAt != nil else { return nil }
-            let fields = pending.map { ToolDefinitionDiff(from: pinned, to: $0).fields } ?? []
-            return Change(pending: pending, changedAt: changedAt, changedFields: fields)
+            let diff = pending.map { ToolDefinitionDiff(from: pinned, to: $0) }
+            return Change(pending: pending, changedAt: changedAt, diff: diff)
         }
     }
 
@@ -161,7 +173,15 @@ package struct PinBook: Sendable, Hashable {
 
     /// Takes server `server`'s listing: pins what is new, marks what changed or changed back. The first of
     /// two tools of one name counts, as routing takes the first.
-    package mutating func observe(_ server: String, tools: [ToolDefinition], at now: Double) -> Observation {
+    ///
+    /// `resolved` holds, by digest, definitions the book keeps in the store read into memory beforehand (see
+    /// ``storedDefinitionsToRead(_:tools:)``), so that finding what changed reads no file here.
+    package mutating func observe(
+        _ server: String,
+        tools: [ToolDefinition],
+        at now: Double,
+        resolved: [SHA256.Digest: ToolDefinition] = [:]
+    ) -> Observation {
         var observation = Observation()
         var pins = servers[server] ?? [:]
         let bytesBefore = Self.bytes(of: pins)
@@ -198,12 +218,14 @@ package struct PinBook: Sendable, Hashable {
                     pin.pending = nil
                     pin.changedAt = nil
                     stored -= dropped.canonicalBytes
-                    observation.changes.append(PinChange(server, .reverted, from: dropped, to: pin.pinned))
+                    let diff = ToolDefinitionDiff(from: resolved[dropped.sha256] ?? dropped, to: pin.pinned)
+                    observation.changes.append(PinChange(server, .reverted, from: dropped, to: pin.pinned, diff: diff))
                 }
             } else if tool.sha256 != pin.pending?.sha256, admits(tool, freeing: pin.pending?.canonicalBytes ?? 0) {
-                pin.pending = tool
-                pin.changedAt = now
-                observation.changes.append(PinChange(server, .changed, from: pin.pinned, to: tool))
+                let diff = ToolDefinitionDiff(from: resolved[pin.pinned.sha256] ?? pin.pinned, to: tool)
+                let change = PinChange(server, .changed, from: pin.pinned, to: tool, diff: diff)
+                pin.setPending(tool, at: now, diff: change.diff)
+                observation.changes.append(change)
             }
             pins[tool.name] = pin
             if pin != before { observation.modified = true }
@@ -222,6 +244,19 @@ package struct PinBook: Sendable, Hashable {
         return observation
     }
 
+    /// The definitions of `server`'s pins kept in the store that a listing of `tools` would diff (a pinned
+    /// one the listing differs from, a pending one it drops), to read before ``observe(_:tools:at:resolved:)``.
+    package func storedDefinitionsToRead(_ server: String, tools: [ToolDefinition]) -> [ToolDefinition] {
+        guard let pins = servers[server] else { return [] }
+        var found: [ToolDefinition] = []
+        for tool in tools {
+            guard let pin = pins[tool.name] else { continue }
+            if pin.pinned.isStored, pin.pinned.sha256 != tool.sha256 { found.append(pin.pinned) }
+            if let pending = pin.pending, pending.isStored, pending.sha256 != tool.sha256 { found.append(pending) }
+        }
+        return found
+    }
+
     /// Makes the pending definition of `tool` the pinned one. With `digest`, only when that is the pending
     /// definition's digest, so an operator never approves a definition that changed after they read it.
     package mutating func approve(
@@ -235,7 +270,13 @@ package struct PinBook: Sendable, Hashable {
         if let digest, digest != pending.digest {
             return .failure(.digestMismatch(server: server, tool: tool, pending: pending.digest))
         }
-        let change = PinChange(server, .approved, from: pin.pinned, to: pending)
+        let change = PinChange(
+            server,
+            .approved,
+            from: pin.pinned,
+            to: pending,
+            diff: pin.diff ?? ToolDefinitionDiff(from: pin.pinned, to: pending)
+        )
         storedBytes -= pin.pinned.canonicalBytes
         // Nothing pending first, so that replacing the pinned definition has no change left to diff.
         pin.pending = nil
@@ -285,12 +326,12 @@ package struct PinChange: Sendable, Hashable {
     package var to: ToolDefinition
     package var diff: ToolDefinitionDiff
 
-    init(_ server: String, _ kind: Kind, from: ToolDefinition, to: ToolDefinition) {
+    init(_ server: String, _ kind: Kind, from: ToolDefinition, to: ToolDefinition, diff: ToolDefinitionDiff? = nil) {
         self.server = server
         self.kind = kind
         self.from = from
         self.to = to
-        diff = ToolDefinitionDiff(from: from, to: to)
+        self.diff = diff ?? ToolDefinitionDiff(from: from, to: to)
     }
 
     package var tool: String { to.name }

@@ -36,6 +36,9 @@ package struct ToolDefinitionDiff: Sendable, Hashable {
     static let quotedLength = 300
 
     package init(from old: ToolDefinition, to new: ToolDefinition) {
+        // A definition kept in the pin file is read once here, not once for each field.
+        let old = old.loaded()
+        let new = new.loaded()
         for field in ToolDefinition.pinnedFields {
             let before = old[field]
             let after = new[field]

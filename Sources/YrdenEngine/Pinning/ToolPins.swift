@@ -1,3 +1,4 @@
+import Crypto
 import Synchronization
 import YrdenConfig
 import YrdenProtocol
@@ -64,9 +65,14 @@ package final class ToolPins: Sendable {
         // A tool without a name is not listed by the gateway either, so there is nothing to pin.
         let definitions = tools.filter { $0["name"]?.stringValue != nil }.map(ToolDefinition.init(tool:))
         let now = WallClock.now()
+        // Definitions the book keeps in the pin file that this listing is compared with are read first, so
+        // that no file is read while the lock is held (an approval on the event loop takes it too).
+        let toRead = state.withLock { $0.book.storedDefinitionsToRead(server, tools: definitions) }
+        var resolved: [SHA256.Digest: ToolDefinition] = [:]
+        for definition in toRead { resolved[definition.sha256] = definition.loaded() }
         let (observation, marks, firstListing) = state.withLock { state in
             guard state.mode != .off else { return (PinBook.Observation(), Self.marks(of: server, in: state), false) }
-            let observation = state.book.observe(server, tools: definitions, at: now)
+            let observation = state.book.observe(server, tools: definitions, at: now, resolved: resolved)
             let refused = Set(observation.refused.map(\.tool))
             let refusalsMoved = refused != state.refused[server] ?? []
             state.refused[server] = refused.isEmpty ? nil : refused

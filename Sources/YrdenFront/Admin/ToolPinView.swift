@@ -11,7 +11,7 @@ enum ToolPinView {
             change = [
                 "digest": .string(pending.digest),
                 "changedAt": .string(RFC3339.string(epochSeconds: pin.changedAt ?? pin.pinnedAt)),
-                "diff": ToolDefinitionDiff(from: pin.pinned, to: pending).json,
+                "diff": (pin.diff ?? ToolDefinitionDiff(from: pin.pinned, to: pending)).json,
                 "pinned": pin.pinned.json,
                 "pending": pending.json,
             ]

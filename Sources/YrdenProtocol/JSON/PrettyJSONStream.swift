@@ -28,6 +28,13 @@ package struct PrettyJSONStream {
         value.writePretty(into: &output, indent: indent, depth: openObjects.count)
     }
 
+    /// Writes member `key` of the innermost open object with `text` as its value, as it is: JSON this stream
+    /// wrote at the same depth before (a pinned definition copied from the pin file without parsing it).
+    package mutating func member(_ key: String, text: [UInt8]) {
+        startMember(key)
+        output.append(contentsOf: text)
+    }
+
     /// Closes the innermost open object; closing the document's adds its final newline.
     package mutating func closeObject() {
         guard let hadMembers = openObjects.popLast() else { return }
