@@ -185,3 +185,29 @@ import YrdenProtocol
         #expect(book.storedBytes == Self.tool("x", "X").canonicalBytes)
     }
 }
+
+/// A server's pins in one sorted array: found, replaced, added and removed by name as a dictionary would be.
+@Suite struct ServerPinsTests {
+    private static func pin(_ description: String) -> PinBook.Pin {
+        PinBook.Pin(pinned: ToolDefinition(tool: ["name": "t", "description": .string(description)]), pinnedAt: 1)
+    }
+
+    @Test func behavesAsADictionaryByName() {
+        var reference: [String: PinBook.Pin] = [:]
+        var pins = ServerPins()
+        let names = ["m", "b", "z", "a", "q", "b", "c"]
+        for (index, name) in names.enumerated() {
+            reference[name] = Self.pin("\(index)")
+            pins[name] = Self.pin("\(index)")
+        }
+        for name in ["q", "nothing", "a"] {
+            reference[name] = nil
+            pins[name] = nil
+        }
+        #expect(pins.dictionary == reference)
+        #expect(pins.keys == reference.keys.sorted())
+        #expect(pins.count == reference.count && pins["b"] == Self.pin("5") && pins["q"] == nil)
+        #expect(ServerPins(reference) == pins)
+        #expect(Array(pins.map(\.key)) == pins.keys)
+    }
+}

@@ -27,9 +27,7 @@ extension PinBook {
         stream.openObject("servers")
         for server in servers.keys.sorted() {
             stream.openObject(server)
-            let pins = servers[server] ?? [:]
-            for tool in pins.keys.sorted() {
-                guard let pin = pins[tool] else { continue }
+            for (tool, pin) in servers[server] ?? ServerPins() {
                 stream.openObject(tool)
                 try Self.write(pin.pinned, as: "pinned", into: &stream)
                 stream.member("pinnedAt", .double(pin.pinnedAt))
@@ -63,9 +61,7 @@ extension PinBook {
     /// One server's pins, with the definitions kept in the store read from it, failing when one cannot be.
     private func savedPinsJSON(of server: String) throws -> JSONObject {
         var toolObject = JSONObject()
-        let pins = servers[server] ?? [:]
-        for tool in pins.keys.sorted() {
-            guard let pin = pins[tool] else { continue }
+        for (tool, pin) in servers[server] ?? ServerPins() {
             var entry: JSONObject = ["pinned": try pin.pinned.savedJSON(), "pinnedAt": .double(pin.pinnedAt)]
             if let pending = pin.pending { entry["pending"] = try pending.savedJSON() }
             if let changedAt = pin.changedAt { entry["changedAt"] = .double(changedAt) }

@@ -142,8 +142,8 @@ package struct PinBook: Sendable, Hashable {
     /// it cost each of 200 servers a pass over all 10,000 pins.
     package private(set) var storedBytes: Int
 
-    private static func bytes(of pins: [String: Pin]) -> Int {
-        pins.values.reduce(0) { $0 + $1.pinned.canonicalBytes + ($1.pending?.canonicalBytes ?? 0) }
+    private static func bytes(of pins: some Sequence<(key: String, value: Pin)>) -> Int {
+        pins.reduce(0) { $0 + $1.value.pinned.canonicalBytes + ($1.value.pending?.canonicalBytes ?? 0) }
     }
 
     /// Why an approval was refused.
@@ -160,10 +160,10 @@ package struct PinBook: Sendable, Hashable {
     package static let maxUnlisted = 1000
 
     /// Server id → upstream tool name → pin.
-    package private(set) var servers: [String: [String: Pin]]
+    package private(set) var servers: [String: ServerPins]
 
     package init(servers: [String: [String: Pin]] = [:]) {
-        self.servers = servers
+        self.servers = servers.mapValues(ServerPins.init)
         storedBytes = servers.values.reduce(0) { $0 + Self.bytes(of: $1) }
     }
 
@@ -183,8 +183,8 @@ package struct PinBook: Sendable, Hashable {
         resolved: [SHA256.Digest: ToolDefinition] = [:]
     ) -> Observation {
         var observation = Observation()
-        var pins = servers[server] ?? [:]
-        let bytesBefore = Self.bytes(of: pins)
+        let bytesBefore = servers[server].map { Self.bytes(of: $0) } ?? 0
+        var pins = servers[server]?.dictionary ?? [:]
         var listed = Set<String>()
         var stored = storedBytes
         /// Whether `tool` may be held in place of `freed` bytes; records the refusal when not.
@@ -239,7 +239,7 @@ package struct PinBook: Sendable, Hashable {
             let oldest = unlisted.sorted { ($0.value.unlistedAt ?? 0, $0.key) < ($1.value.unlistedAt ?? 0, $1.key) }
             for (name, _) in oldest.prefix(unlisted.count - Self.maxUnlisted) { pins[name] = nil }
         }
-        servers[server] = pins
+        servers[server] = ServerPins(pins)
         storedBytes += Self.bytes(of: pins) - bytesBefore
         return observation
     }
@@ -290,7 +290,7 @@ package struct PinBook: Sendable, Hashable {
     /// The tools of `server` whose definition changed, each with the fields that did.
     package func changedTools(of server: String) -> [String: [String]] {
         var changed: [String: [String]] = [:]
-        for (name, pin) in servers[server] ?? [:] where pin.isChanged {
+        for (name, pin) in servers[server] ?? ServerPins() where pin.isChanged {
             changed[name] = pin.changedFields
         }
         return changed
