@@ -216,7 +216,7 @@ package actor ConfigStore {
         try check(expected, against: versions.documentTag)
         try commit(next)
         await gateway.setProfiles(config.profiles)
-        await gateway.setToolPinning(config.security.toolPinning)
+        await gateway.pinning.setMode(config.security.toolPinning)
         return try await reconcile(to: config.servers)
     }
 
@@ -264,7 +264,7 @@ package actor ConfigStore {
         fileBytes = bytes
         adopt(next)
         await gateway.setProfiles(config.profiles)
-        await gateway.setToolPinning(config.security.toolPinning)
+        await gateway.pinning.setMode(config.security.toolPinning)
         return try await reconcile(to: config.servers)
     }
 

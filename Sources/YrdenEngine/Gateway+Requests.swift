@@ -205,7 +205,7 @@ extension Gateway {
     /// client learns which exposed names to call instead of a misleading "unknown".
     func unknownTool(_ name: String, _ snapshot: Snapshot) -> JSONRPCError {
         if let withheld = snapshot.catalog.withheldTool(name) {
-            return withheldTool(name, route: withheld.route, changedFields: withheld.changedFields)
+            return ToolPinning.withheldTool(name, route: withheld.route, changedFields: withheld.changedFields)
         }
         let candidates = snapshot.catalog.bareToolCandidates(name)
         guard candidates.isEmpty else {

@@ -12,7 +12,7 @@ extension Gateway {
                 if let withheld = snapshot.catalog.withheldTool(name),
                     snapshot.includes(withheld.route.server, in: scope)
                 {
-                    throw withheldTool(name, route: withheld.route, changedFields: withheld.changedFields)
+                    throw ToolPinning.withheldTool(name, route: withheld.route, changedFields: withheld.changedFields)
                 }
                 throw .invalidParams("Unknown tool: \(name) (profile \(profile))")
             }
@@ -28,7 +28,7 @@ extension Gateway {
         }
         let route = Route(server: id, name: name)
         if let changedFields = link.pinMarks.withheld[name] {
-            throw withheldTool(name, route: route, changedFields: changedFields)
+            throw ToolPinning.withheldTool(name, route: route, changedFields: changedFields)
         }
         return route
     }

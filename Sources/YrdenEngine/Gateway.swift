@@ -9,7 +9,7 @@ import YrdenTransport
 /// The transports call it (``receive(_:session:)``, the requests and the stateless entries); what it does is
 /// each owner's: the server registry (every server's link, the merged catalog and profile views, the one
 /// writer pass: ``registry``), the era bridge (``bridge``), the sessions (``sessions``) and tool pinning
-/// (``toolPins``). It holds no state of its own but the run's.
+/// (``pinning``). It holds no state of its own but the run's.
 package final class Gateway: Sendable {
     package let settings: GatewaySettings
     package let connector: UpstreamConnector
@@ -31,7 +31,7 @@ package final class Gateway: Sendable {
     let resourceSubscriptions = ResourceSubscriptions()
     let startedAt: ContinuousClock.Instant
     /// Every tool definition seen, and what to do when one changes (`security.toolPinning`).
-    package let toolPins: ToolPins
+    package let pinning: ToolPinning
 
     /// What routing reads: the registry's snapshot.
     package typealias Snapshot = ServerRegistry.Snapshot
@@ -70,9 +70,14 @@ package final class Gateway: Sendable {
             sessions: sessions,
             logger: logger
         )
-        self.toolPins = toolPins ?? ToolPins(mode: config.security.toolPinning)
-        // Servers removed from the config while the gateway was down take their pins with them.
-        if self.toolPins.keepOnly(Set(config.servers.map(\.id))) { self.toolPins.requestSave() }
+        pinning = ToolPinning(
+            pins: toolPins ?? ToolPins(mode: config.security.toolPinning),
+            registry: registry,
+            events: events,
+            log: log,
+            logger: logger,
+            time: connector.time
+        )
     }
 
     package var snapshot: Snapshot { registry.snapshot }
@@ -91,7 +96,7 @@ package final class Gateway: Sendable {
         let snapshot = self.snapshot
         return GatewayConfig(
             gateway: settings,
-            security: SecuritySettings(toolPinning: toolPins.mode),
+            security: SecuritySettings(toolPinning: pinning.mode),
             servers: snapshot.specs,
             profiles: snapshot.profileSpecList
         )
@@ -107,7 +112,7 @@ package final class Gateway: Sendable {
         await startConnections(snapshot.specs.filter { !$0.disabled })
         await withDiscardingTaskGroup { group in
             group.addTask { await self.expireIdleSessions() }
-            group.addTask { await self.runPinSaver() }
+            group.addTask { await self.pinning.runSaver() }
             while let connection = await connections.next() {
                 group.addTask {
                     await connection.run()
@@ -116,23 +121,10 @@ package final class Gateway: Sendable {
             }
             connections.close()
         }
-        savePinsAtEnd()
+        pinning.saveAtEnd()
         sessions.endAll()
         bridge.cancelAll()
         events.finishAll()
-    }
-
-    /// Logged, and kept in the gateway's own ring (`GET /api/v1/logs`), where an operator looks.
-    func pinsNotSaved(_ error: any Error) {
-        logger.error(
-            "could not save the tool pins",
-            metadata: ["to": "\(toolPins.store.location)", "reason": "\(error)"]
-        )
-        log.append(
-            "could not save the tool pins to \(toolPins.store.location): \(error)",
-            level: .error,
-            event: "pinning"
-        )
     }
 
     /// Ends sessions at their idle deadline (waking then, not on a fixed poll), until cancelled. On the

@@ -133,9 +133,9 @@ import YrdenStorage
             gateway: gateway,
             logger: Logger(label: "test")
         )
-        #expect(gateway.toolPins.mode == .warn)
+        #expect(gateway.pinning.mode == .warn)
         _ = try await store.replaceDocument(["security": ["toolPinning": "enforce"], "mcpServers": [:]])
-        #expect(gateway.toolPins.mode == .enforce)
+        #expect(gateway.pinning.mode == .enforce)
         #expect(gateway.config.security.toolPinning == .enforce)
     }
 }

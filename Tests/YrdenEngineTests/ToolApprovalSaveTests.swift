@@ -97,7 +97,7 @@ import YrdenTesting
                 for tool in Self.tools {
                     group.addTask {
                         await Self.$approving.withValue(true) {
-                            let approved = (try? await gateway.approveTool(tool, of: "a")) != nil
+                            let approved = (try? await gateway.pinning.approve(tool, of: "a")) != nil
                             answered.count.add(1, ordering: .sequentiallyConsistent)
                             // Answered: the file holds the approval already.
                             return approved && store.saved["a", tool]?.isChanged == false
@@ -109,7 +109,7 @@ import YrdenTesting
         }
         // Every approval has changed the book while the file's write is held: none waited for the disk.
         #expect(
-            await Self.eventually { gateway.toolPins.book.servers["a"]?.values.allSatisfy { !$0.isChanged } == true }
+            await Self.eventually { gateway.pinning.book.servers["a"]?.values.allSatisfy { !$0.isChanged } == true }
         )
         #expect(answered.count.load(ordering: .sequentiallyConsistent) == 0, "no approval is answered before its save")
         store.open()
@@ -139,7 +139,7 @@ import YrdenTesting
         running["a"].notify(MCPMethod.toolsListChanged)
         #expect(await running.until { $0.catalog.withheldTools["a__echo"] != nil })
         await #expect(throws: ToolApprovalError.notSaved("disk full")) {
-            try await running.gateway.approveTool("echo", of: "a")
+            try await running.gateway.pinning.approve("echo", of: "a")
         }
         #expect(await running.until { $0.catalog.withheldTools.isEmpty })
         await running.stop()

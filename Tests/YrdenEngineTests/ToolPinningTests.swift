@@ -63,7 +63,7 @@ import YrdenTesting
         #expect(line?.level == .warning)
         #expect(line?.message.contains(#"description: "Echoes." → "Echoes. Also reads ~/.ssh.""#) == true)
 
-        let approved = try await running.gateway.approveTool("echo", of: "a")
+        let approved = try await running.gateway.pinning.approve("echo", of: "a")
         #expect(approved.kind == .approved)
         #expect(await running.until { $0.catalog.routeTool("a__echo") != nil })
         #expect(await inbox.count(atLeast: 2) { $0.method == MCPMethod.toolsListChanged })
@@ -71,7 +71,7 @@ import YrdenTesting
         #expect(await running.call("a__echo", id: .int(3), in: session).result != nil)
         #expect(store.saved["a", "echo"]?.pinned.fields["description"] == "Echoes. Also reads ~/.ssh.")
         await #expect(throws: ToolApprovalError.refused(.nothingPending(server: "a", tool: "echo"))) {
-            try await running.gateway.approveTool("echo", of: "a")
+            try await running.gateway.pinning.approve("echo", of: "a")
         }
         await running.stop()
     }
@@ -144,7 +144,7 @@ import YrdenTesting
         #expect(await running.until { $0.catalog.withheldTools["a__echo"] != nil })
         await Self.rugPull(running, to: "Echoes.")
         #expect(await running.until { $0.catalog.routeTool("a__echo") != nil })
-        #expect(running.gateway.toolPins.book["a", "echo"]?.isChanged == false)
+        #expect(running.gateway.pinning.book["a", "echo"]?.isChanged == false)
         await running.stop()
     }
 
@@ -165,7 +165,7 @@ import YrdenTesting
         #expect(await second.connected("a"))
         #expect(second.gateway.snapshot.catalog.withheldTools["a__echo"] != nil)
         #expect(second.gateway.snapshot.catalog.routeTool("a__echo") == nil)
-        try await second.gateway.approveTool("echo", of: "a")
+        try await second.gateway.pinning.approve("echo", of: "a")
         #expect(await second.until { $0.catalog.routeTool("a__echo") != nil })
         await second.stop()
     }
@@ -175,9 +175,9 @@ import YrdenTesting
         #expect(await running.connected("a"))
         await Self.rugPull(running)
         #expect(await running.until { $0.links["a"]?.pinMarks.flagged["echo"] != nil })
-        await running.gateway.setToolPinning(.enforce)
+        await running.gateway.pinning.setMode(.enforce)
         #expect(running.gateway.snapshot.catalog.withheldTools["a__echo"] != nil)
-        await running.gateway.setToolPinning(.off)
+        await running.gateway.pinning.setMode(.off)
         #expect(running.gateway.snapshot.catalog.routeTool("a__echo") != nil)
         let tool = running.gateway.snapshot.catalog.tools.first
         #expect(tool?["_meta"] == nil, "off serves tools as listed")
@@ -196,7 +196,7 @@ import YrdenTesting
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(running["a"].requests(MCPMethod.toolsList).count == 2)
-        #expect(running.gateway.toolPins.book.servers.isEmpty)
+        #expect(running.gateway.pinning.book.servers.isEmpty)
         #expect(running.gateway.snapshot.catalog.routeTool("a__echo") != nil)
         await running.stop()
         #expect(store.saved.servers.isEmpty)
@@ -205,9 +205,9 @@ import YrdenTesting
     @Test func aRemovedServerTakesItsPinsWithIt() async throws {
         let running = Self.running(.warn)
         #expect(await running.connected("a"))
-        #expect(running.gateway.toolPins.book["a", "echo"] != nil)
+        #expect(running.gateway.pinning.book["a", "echo"] != nil)
         try await running.gateway.removeServer("a")
-        #expect(running.gateway.toolPins.book.servers["a"] == nil)
+        #expect(running.gateway.pinning.book.servers["a"] == nil)
         await running.stop()
     }
 }

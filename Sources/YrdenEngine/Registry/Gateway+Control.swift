@@ -69,7 +69,7 @@ extension Gateway {
             snapshot.order.removeAll { $0 == id }
         }
         forgetSignIn(id)
-        forgetPinsOfRemovedServers()
+        pinning.forgetRemovedServers()
         log.append("server \(id) removed", event: "config", metadata: ["server": id])
         return late.isEmpty
     }
@@ -178,7 +178,7 @@ extension Gateway {
             }
             snapshot.order = servers.map(\.id)
         }
-        if !changes.removed.isEmpty { forgetPinsOfRemovedServers() }
+        if !changes.removed.isEmpty { pinning.forgetRemovedServers() }
         for id in changes.removed {
             forgetSignIn(id)
             log.append("server \(id) removed", event: "config", metadata: ["server": id])

@@ -116,7 +116,7 @@ extension UpstreamConnection {
             }
         }
         let catalog = try await loader.loadAll()
-        let pinned = gateway.pinTools(of: spec.id, catalog)
+        let pinned = gateway.pinning.pinTools(of: spec.id, catalog)
         inbox.report(
             .connected(
                 LiveUpstream(client: client, handshake: handshake, catalog: catalog, pinned: pinned),
@@ -180,7 +180,7 @@ extension UpstreamConnection {
                 }
                 catalog = refreshed
                 if Task.isCancelled { return nil }
-                let pinned = kinds.contains(.tools) ? gateway.pinTools(of: spec.id, refreshed) : nil
+                let pinned = kinds.contains(.tools) ? gateway.pinning.pinTools(of: spec.id, refreshed) : nil
                 await publishLink { [refreshed] in
                     $0.catalog = refreshed
                     if let pinned { $0.adopt(pinned.marks) }

@@ -15,8 +15,8 @@ extension AdminAPI {
     func listToolPins() async -> HTTPResponse {
         let gateway = self.gateway
         return await heavyReads.answer(.toolPins) {
-            let mode = gateway.toolPins.mode
-            let pins = gateway.toolPinEntries.map {
+            let mode = gateway.pinning.mode
+            let pins = gateway.pinning.entries.map {
                 ToolPinView.json(server: $0.server, tool: $0.tool, pin: $0.pin, mode: mode)
             }
             return ["mode": .string(mode.rawValue), "pins": .array(pins)]
@@ -28,13 +28,13 @@ extension AdminAPI {
         _ = try status(of: id)
         let digest = try Self.expectedDigest(request)
         do {
-            try await gateway.approveTool(tool, of: id, digest: digest)
+            try await gateway.pinning.approve(tool, of: id, digest: digest)
         } catch {
             throw Self.problem(for: error, tool: tool)
         }
         logger.notice("admin API: tool definition approved", metadata: ["server": "\(id)", "tool": "\(tool)"])
-        guard let pin = gateway.toolPins.book[id, tool] else { throw Self.noPin(tool, of: id) }
-        return FrontResponses.json(200, ToolPinView.json(server: id, tool: tool, pin: pin, mode: gateway.toolPins.mode))
+        guard let pin = gateway.pinning.book[id, tool] else { throw Self.noPin(tool, of: id) }
+        return FrontResponses.json(200, ToolPinView.json(server: id, tool: tool, pin: pin, mode: gateway.pinning.mode))
     }
 
     private static func expectedDigest(_ request: HTTPRequest) throws(AdminProblem) -> String? {

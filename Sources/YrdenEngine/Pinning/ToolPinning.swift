@@ -13,22 +13,61 @@ package enum ToolApprovalError: Error, Sendable, Hashable {
     case busy
 }
 
-/// Pinning as the gateway applies it: lists pinned as connections load them, changes logged and announced,
-/// operators' approvals and mode changes published to the snapshot.
-extension Gateway {
+/// Tool pinning as the gateway applies it, an owner of its own: lists pinned as connections load them,
+/// changes logged and announced, operators' approvals saved and published, mode changes applied.
+///
+/// The gateway owns one and calls it; what it changes in the snapshot (each server's ``ToolPinMarks``) it
+/// changes through the registry's one writer, and its pin book (``ToolPins``) is changed by nobody else.
+package final class ToolPinning: Sendable {
+    /// The pin book, its mode and its saving.
+    let pins: ToolPins
+    private let registry: ServerRegistry
+    private let events: EventBus
+    /// The gateway's own log ring, for what concerns no one server (mode changes, failed saves).
+    private let log: LogRing
+    private let logger: Logger
+    private let time: any TimeSource
+
+    init(
+        pins: ToolPins,
+        registry: ServerRegistry,
+        events: EventBus,
+        log: LogRing,
+        logger: Logger,
+        time: any TimeSource
+    ) {
+        self.pins = pins
+        self.registry = registry
+        self.events = events
+        self.log = log
+        self.logger = logger
+        self.time = time
+        // Servers removed from the config while the gateway was down take their pins with them.
+        forgetRemovedServers()
+    }
+
+    /// The mode in force (`security.toolPinning`).
+    package var mode: ToolPinningMode { pins.mode }
+
+    /// The pin book as it stands now.
+    package var book: PinBook { pins.book }
+
+    /// Where the book is kept, for log lines.
+    package var location: String { pins.store.location }
+
     /// Pins server `server`'s tools as `catalog` lists them and logs every change. Returns the marks to publish
     /// with the lists and the changes' events, which the caller announces once it has published the marks: an
     /// operator (or script) told that a tool changed then finds it flagged or withheld, not served as before.
     func pinTools(of server: String, _ catalog: ServerCatalog) -> PinnedTools {
-        let (observation, marks) = toolPins.observe(server, tools: catalog.tools)
+        let (observation, marks) = pins.observe(server, tools: catalog.tools)
         if observation.newPins > 0 {
             let line = "pinned \(observation.newPins) new tool definition\(observation.newPins == 1 ? "" : "s")"
             logger.info("\(line)", metadata: ["server": "\(server)"])
-            logRing(server)?.append(line, level: .info, event: "pinning")
+            registry.logRing(server)?.append(line, level: .info, event: "pinning")
         }
         let announcements = report(observation.changes)
         reportRefused(observation.refused, of: server)
-        if observation.modified { toolPins.requestSave() }
+        if observation.modified { pins.requestSave() }
         return PinnedTools(marks: marks, announcements: announcements)
     }
 
@@ -43,7 +82,7 @@ extension Gateway {
                 "tool \(refusal.tool) of server \(server) was not pinned: its definition (\(refusal.bytes) bytes) "
                 + "\(bound); it is withheld while pinning is on"
             logger.warning("\(line)", metadata: ["server": "\(server)", "tool": "\(refusal.tool)"])
-            logRing(server)?.append(line, level: .warning, event: "pinning", metadata: ["tool": refusal.tool])
+            registry.logRing(server)?.append(line, level: .warning, event: "pinning", metadata: ["tool": refusal.tool])
         }
     }
 
@@ -53,19 +92,19 @@ extension Gateway {
     /// Approves the pending definition of `tool` (its upstream name) on server `server`: it is pinned, served
     /// again, and the book is saved before this returns. With `digest`, only that pending definition.
     ///
-    /// The caller's own work is one locked step of the pin book; the pin saver (``runPinSaver()``) publishes
+    /// The caller's own work is one locked step of the pin book; the pin saver (``runSaver()``) publishes
     /// the server's lists and writes the file off the event loop, for every approval made meanwhile at once,
     /// and this waits for it.
     @discardableResult
-    package func approveTool(
+    package func approve(
         _ tool: String,
         of server: String,
         digest: String? = nil
     ) async throws(ToolApprovalError) -> PinChange {
-        guard snapshot.links[server] != nil else { throw .unknownServer(server) }
-        let (change, round) = try toolPins.approve(server, tool: tool, digest: digest).get()
-        defer { toolPins.approvalAnswered() }
-        let outcome = await round.outcome(by: connector.time.now + Self.approvalSaveDeadline, time: connector.time)
+        guard registry.snapshot.links[server] != nil else { throw .unknownServer(server) }
+        let (change, round) = try pins.approve(server, tool: tool, digest: digest).get()
+        defer { pins.approvalAnswered() }
+        let outcome = await round.outcome(by: time.now + Self.approvalSaveDeadline, time: time)
         // After the round, so whoever follows the event finds the tool served already.
         report([change])
         switch outcome {
@@ -78,58 +117,62 @@ extension Gateway {
         }
     }
 
-    /// The pin saver, a child task of ``run()``: publishes approvals and writes the pin book whenever asked.
-    func runPinSaver() async {
-        await toolPins.keepSaving(publish: { await republishPinMarks(of: $0) }, failed: pinsNotSaved)
+    /// The pin saver, a child task of the gateway's run: publishes approvals and writes the pin book whenever
+    /// asked.
+    func runSaver() async {
+        await pins.keepSaving(publish: { await self.republishMarks(of: $0) }, failed: notSaved)
     }
 
     /// The last write of the pin book as the gateway stops.
-    func savePinsAtEnd() {
-        toolPins.saveAtEnd(failed: pinsNotSaved)
+    func saveAtEnd() {
+        pins.saveAtEnd(failed: notSaved)
+    }
+
+    /// Logged, and kept in the gateway's own ring (`GET /api/v1/logs`), where an operator looks.
+    private func notSaved(_ error: any Error) {
+        logger.error("could not save the tool pins", metadata: ["to": "\(location)", "reason": "\(error)"])
+        log.append("could not save the tool pins to \(location): \(error)", level: .error, event: "pinning")
     }
 
     /// Applies a new `security.toolPinning` (a reload): connected servers' lists are pinned at once when
     /// pinning comes on, and every server's marks follow the new mode.
-    package func setToolPinning(_ mode: ToolPinningMode) async {
-        guard toolPins.setMode(mode) else { return }
+    package func setMode(_ mode: ToolPinningMode) async {
+        guard pins.setMode(mode) else { return }
         logger.notice("tool pinning is now \(mode.rawValue)")
         log.append("tool pinning is now \(mode.rawValue)", level: .notice, event: "pinning")
-        let current = snapshot
+        let current = registry.snapshot
         var announcements: [GatewayEvent] = []
         if mode != .off {
-            if toolPins.keepOnly(Set(current.order)) { toolPins.requestSave() }
+            if pins.keepOnly(Set(current.order)) { pins.requestSave() }
             for id in current.order {
                 guard let link = current.links[id], link.state.isConnected, let catalog = link.catalog else { continue }
                 announcements += pinTools(of: id, catalog).announcements
             }
         }
-        await republishPinMarks(of: current.order)
+        await republishMarks(of: current.order)
         events.publish(announcements)
     }
 
     /// Drops the pins of servers that are gone from the config.
-    func forgetPinsOfRemovedServers() {
-        if toolPins.keepOnly(Set(snapshot.order)) { toolPins.requestSave() }
+    func forgetRemovedServers() {
+        if pins.keepOnly(Set(registry.snapshot.order)) { pins.requestSave() }
     }
 
     /// Every pin, changed ones first, then in config order and by tool name.
-    package var toolPinEntries: [(server: String, tool: String, pin: PinBook.Pin)] {
-        let book = toolPins.book
-        let order = snapshot.order
+    package var entries: [(server: String, tool: String, pin: PinBook.Pin)] {
+        let book = pins.book
+        let order = registry.snapshot.order
         var entries: [(server: String, tool: String, pin: PinBook.Pin)] = []
         for server in order + book.servers.keys.filter({ !order.contains($0) }).sorted() {
-            let pins = book.servers[server] ?? [:]
-            for tool in pins.keys.sorted() {
-                if let pin = pins[tool] { entries.append((server, tool, pin)) }
-            }
+            for (tool, pin) in book.servers[server] ?? ServerPins() { entries.append((server, tool, pin)) }
         }
         return entries.filter { $0.pin.isChanged } + entries.filter { !$0.pin.isChanged }
     }
 
     /// The servers' marks as the pin book stands now, into the snapshot (the aggregate follows).
-    func republishPinMarks(of ids: [String]) async {
-        let marks = ids.map { toolPins.marks(of: $0) }
-        await update { snapshot in
+    func republishMarks(of ids: [String]) async {
+        let marks = ids.map { pins.marks(of: $0) }
+        await registry.update { snapshot in
             for (id, revised) in zip(ids, marks) { snapshot.links[id]?.adopt(revised) }
         }
     }
@@ -138,7 +181,7 @@ extension Gateway {
     /// event, for each change.
     private func report(_ changes: [PinChange]) -> [GatewayEvent] {
         guard !changes.isEmpty else { return [] }
-        let mode = toolPins.mode
+        let mode = pins.mode
         var events: [GatewayEvent] = []
         for change in changes {
             let withheld = change.kind == .changed && mode == .enforce
@@ -148,7 +191,7 @@ extension Gateway {
                 "\(line)",
                 metadata: ["server": "\(change.server)", "tool": "\(change.tool)", "digest": "\(change.to.digest)"]
             )
-            logRing(change.server)?.append(
+            registry.logRing(change.server)?.append(
                 line,
                 level: level,
                 event: "pinning",
@@ -183,7 +226,7 @@ extension Gateway {
     }
 
     /// The error a client gets for calling a tool whose new definition waits for approval.
-    func withheldTool(_ name: String, route: Route, changedFields: [String]) -> JSONRPCError {
+    static func withheldTool(_ name: String, route: Route, changedFields: [String]) -> JSONRPCError {
         guard changedFields != ToolPinMarks.tooLargeToPin else {
             return JSONRPCError(
                 code: JSONRPCError.invalidParams("").code,
@@ -199,7 +242,7 @@ extension Gateway {
             code: JSONRPCError.invalidParams("").code,
             message: "Tool \(name) is withheld: server \(route.server) changed its definition "
                 + "(\(changedFields.joined(separator: ", "))) since it was pinned, and an operator must approve "
-                + "the new one before it can be used (\(Self.approvalHint(server: route.server, tool: route.name)))",
+                + "the new one before it can be used (\(approvalHint(server: route.server, tool: route.name)))",
             data: [
                 "reason": "tool_definition_changed", "server": .string(route.server), "tool": .string(route.name),
                 "changedFields": .array(changedFields.map(JSONValue.string)),
