@@ -474,12 +474,15 @@ def _server_is(data: dict[str, Any], server_id: str, state: str) -> bool:
 
 
 @asynccontextmanager
-async def admin_events(gw: Gateway, *, token: str | None = None, timeout: float = 10.0) -> AsyncIterator[AdminEvents]:
-    """Open ``GET /api/v1/events`` on ``gw`` (with the admin ``token``, if it has one) and collect its events in
-    the background for the block."""
+async def admin_events(
+    gw: Gateway, *, token: str | None = None, timeout: float = 10.0, last_event_id: int | None = None
+) -> AsyncIterator[AdminEvents]:
+    """Open ``GET /api/v1/events`` on ``gw`` (with the admin ``token``, if it has one; resuming after
+    ``last_event_id``, if given) and collect its events in the background for the block."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
+    resume = {"Last-Event-ID": str(last_event_id)} if last_event_id is not None else {}
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(timeout, read=None)) as http:
-        async with http.stream("GET", f"{gw.base}/api/v1/events") as response:
+        async with http.stream("GET", f"{gw.base}/api/v1/events", headers=resume) as response:
             assert response.status_code == 200, f"GET /api/v1/events answered {response.status_code}"
             events = AdminEvents(gw, http)
             async with anyio.create_task_group() as tg:

@@ -280,6 +280,7 @@ def test_media_types_and_headers_of_the_contract(spec):
         "tool.changed",
         "tool.reverted",
         "tool.approved",
+        "events.missed",
     }
     assert all(name in events["description"] for name in events["x-yrden-events"])
     assert ": keepalive" in events["description"]

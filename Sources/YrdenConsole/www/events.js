@@ -1,5 +1,6 @@
-// The live admin event stream (GET /api/v1/events), kept open and reopened after a drop. Nothing is
-// replayed, so `onOpen` runs on every (re)connection for the caller to read the current state first.
+// The live admin event stream (GET /api/v1/events), kept open and reopened after a drop. Opened without
+// Last-Event-ID, nothing is replayed, so `onOpen` runs on every (re)connection for the caller to read the
+// current state first.
 import { withToken } from './api.js';
 import { readEvents } from './sse.js';
 

@@ -13,9 +13,10 @@ package final class EventBus: Sendable {
     }
 
     private let subscribers = Mutex(Subscribers())
-    /// The last sequence number handed out. Held while a batch is numbered and handed over, so every subscriber
-    /// receives events in the order of their numbers, whichever threads publish.
-    private let lastSequence = Mutex<UInt64>(0)
+    /// The last sequence number handed out, and the events before it that a resumed stream may replay. Held
+    /// while a batch is numbered and handed over, so every subscriber receives events in the order of their
+    /// numbers, whichever threads publish, and a resumed one is registered between two batches.
+    private let lastSequence = Mutex<(last: UInt64, recent: RecentEvents)>((0, RecentEvents()))
     /// Events kept per subscriber that has not read them yet.
     static let backlog = 1024
 
@@ -27,6 +28,28 @@ package final class EventBus: Sendable {
             of: SequencedEvent.self,
             bufferingPolicy: .bufferingNewest(Self.backlog)
         )
+        register(continuation)
+        return stream
+    }
+
+    /// A stream of every event numbered after `last` (those still held first, then each published from now on,
+    /// none twice and none left out), and `true`; when some of those are no longer held, or `last` was never
+    /// handed out (the gateway restarted since), the events published from now on and `false`.
+    package func subscribe(after last: UInt64) -> (events: AsyncStream<SequencedEvent>, complete: Bool) {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: SequencedEvent.self,
+            bufferingPolicy: .bufferingNewest(Self.backlog)
+        )
+        let complete = lastSequence.withLock { sequence in
+            let missed = sequence.recent.after(last, lastHandedOut: sequence.last)
+            for event in missed ?? [] { continuation.yield(event) }
+            register(continuation)
+            return missed != nil
+        }
+        return (stream, complete)
+    }
+
+    private func register(_ continuation: AsyncStream<SequencedEvent>.Continuation) {
         let id = subscribers.withLock { subscribers in
             subscribers.next += 1
             subscribers.continuations[subscribers.next] = continuation
@@ -35,7 +58,6 @@ package final class EventBus: Sendable {
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLock { $0.continuations.removeValue(forKey: id) }
         }
-        return stream
     }
 
     package var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }
@@ -45,11 +67,12 @@ package final class EventBus: Sendable {
     /// inline), so holding ``lastSequence`` meanwhile cannot wait on a subscriber.
     func publish(_ events: [GatewayEvent]) {
         guard !events.isEmpty else { return }
-        lastSequence.withLock { last in
+        lastSequence.withLock { sequence in
             let continuations = subscribers.withLock { Array($0.continuations.values) }
             for event in events {
-                last += 1
-                let numbered = SequencedEvent(sequence: last, event: event)
+                sequence.last += 1
+                let numbered = SequencedEvent(sequence: sequence.last, event: event)
+                sequence.recent.append(numbered)
                 for continuation in continuations { continuation.yield(numbered) }
             }
         }

@@ -5,15 +5,16 @@ import YrdenHTTPServer
 import YrdenProtocol
 
 /// `GET /events`: the gateway's events as Server-Sent Events, until the client leaves or the gateway stops.
+/// A client that reconnects with `Last-Event-ID` first gets the events it missed, while the gateway still holds
+/// them (``EventBus/subscribe(after:)``); otherwise an `events.missed` event tells it to read the state again.
 ///
 /// Streamed through `HTTPResponse.Body.stream` like the MCP endpoint's GET stream: the libmicrohttpd
 /// connection sleeps between writes, and the task waits on the event bus, so an idle stream costs nothing.
 extension AdminAPI {
     static let keepaliveInterval: Duration = .seconds(15)
 
-    func streamEvents() -> HTTPResponse {
-        // Subscribed before answering, so the client sees every event after its request was accepted.
-        let events = gateway.events.subscribe()
+    func streamEvents(_ request: HTTPRequest) throws(AdminProblem) -> HTTPResponse {
+        let (events, missed) = try subscription(resuming: request.headers["Last-Event-ID"])
         return HTTPResponse(
             status: 200,
             headers: SSE.headers,
@@ -21,6 +22,9 @@ extension AdminAPI {
                 let lastWrite = LastWrite()
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
+                        if let missed {
+                            do { try await writer.write(missed) } catch { return }
+                        }
                         var entries: [String: JSONValue] = [:]
                         for await numbered in events {
                             guard let frame = await frame(for: numbered, entries: &entries) else { continue }
@@ -44,6 +48,20 @@ extension AdminAPI {
                 }
             }
         )
+    }
+
+    /// The stream's events, subscribed before answering, so the client sees every event after its request was
+    /// accepted, or after `lastEventID` (the last one it saw); with the `events.missed` frame to say first when
+    /// the events after `lastEventID` are no longer all held.
+    private func subscription(
+        resuming lastEventID: String?
+    ) throws(AdminProblem) -> (AsyncStream<SequencedEvent>, missed: [UInt8]?) {
+        guard let lastEventID else { return (gateway.events.subscribe(), nil) }
+        guard let last = UInt64(lastEventID.trimmingPrefix(while: { $0 == " " }), radix: 10) else {
+            throw .badRequest("Last-Event-ID must be the id of an event this stream sent, a whole number")
+        }
+        let (events, complete) = gateway.events.subscribe(after: last)
+        return (events, complete ? nil : AdminEventFrame.missed(after: last))
     }
 
     /// The SSE frame for `numbered`, its `id` the event's sequence number (rising in the order the gateway
@@ -100,6 +118,23 @@ enum AdminEventFrame {
         data.write(into: &bytes)
         bytes.append(contentsOf: "\n\n".utf8)
         return bytes
+    }
+
+    /// Said first to a client that resumed after `last` when the gateway no longer holds every event after it
+    /// (more than 1,024 came since, or 8 MiB of tool definitions) or never sent it (it restarted since): what
+    /// the client knows may be stale, so it reads the state again, as a new client does. No `id`: the client's
+    /// last id stays the one it had.
+    static func missed(after last: UInt64) -> [UInt8] {
+        frame(
+            event: "events.missed",
+            data: [
+                "after": .int(Int(clamping: last)),
+                "detail": .string(
+                    "the events after id \(last) are no longer all held, or that id was never sent: "
+                        + "read the current state (GET /api/v1/servers) and apply the events that follow"
+                ),
+            ]
+        )
     }
 
     /// `server.added` or `server.state`, whose data is `{server}`.

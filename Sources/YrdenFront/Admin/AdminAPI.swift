@@ -82,7 +82,7 @@ package struct AdminAPI: Sendable {
         case .listToolPins: return await listToolPins()
         case .approveTool(let id, let tool): return try await approveTool(tool, of: id, request)
         case .listLogs: return try await listLogs(request)
-        case .streamEvents: return streamEvents()
+        case .streamEvents: return try streamEvents(request)
         case .getConfig: return await getConfig()
         case .replaceConfig: return try await replaceConfig(request)
         case .listProfiles: return await listProfiles()

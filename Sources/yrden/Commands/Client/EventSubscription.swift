@@ -9,8 +9,8 @@ struct AdminEvent: Sendable {
     var data: JSONValue
 }
 
-/// An open `GET /api/v1/events` stream. Nothing is replayed, so a command opens it before it reads the state
-/// it will then follow; the request is cancelled when the task reading it ends.
+/// An open `GET /api/v1/events` stream. Opened without `Last-Event-ID`, nothing is replayed, so a command opens
+/// it before it reads the state it will then follow; the request is cancelled when the task reading it ends.
 struct EventSubscription {
     private var body: HTTPClientResponse.Body.AsyncIterator
     /// The one SSE parser, which the upstream transports use too: every line ending SSE allows, and a bound, so
