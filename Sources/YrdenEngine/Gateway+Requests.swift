@@ -35,10 +35,14 @@ extension Gateway {
         var encoded: EncodedJSON?
         do {
             if let kind = ServerCatalog.Kind(listMethod: request.method) {
-                let page = try await listPage(kind, cursor: request.params?["cursor"], scope: admitted.session.scope)
+                let page = try await views.listPage(
+                    kind,
+                    cursor: request.params?["cursor"],
+                    scope: admitted.session.scope
+                )
                 (outcome, encoded) = (.success(page.value), page.encoded)
             } else {
-                outcome = try await dispatch(admitted, call: call, related: related)
+                outcome = try await dispatcher.dispatch(admitted, call: call, related: related)
             }
         } catch {
             outcome = .failure(error)
@@ -47,46 +51,6 @@ extension Gateway {
         var response = JSONRPCResponse(id: request.id, outcome: outcome)
         response.encodedResult = encoded
         return response
-    }
-
-    /// One page of a merged list, with its serialization: made once per catalog generation and page, and
-    /// shared by every client that lists (a profile's pages likewise, per profile). A client of one server
-    /// alone gets that server's list, serialized with its answer.
-    private func listPage(
-        _ kind: ServerCatalog.Kind,
-        cursor: JSONValue?,
-        scope: CatalogScope
-    ) async throws(JSONRPCError) -> (value: JSONValue, encoded: EncodedJSON?) {
-        // The first lists wait for the servers' first attempts, so a client started with the gateway
-        // does not keep an empty or partial catalog.
-        await registry.awaitStartup()
-        let snapshot = self.snapshot
-        switch scope {
-        case .gateway: break
-        case .server(let id):
-            let items = scopedList(kind, of: id, snapshot)
-            let page = try Pagination.page(items, key: kind.resultKey, cursor: cursor, generation: snapshot.generation)
-            return (page, nil)
-        case .profile(let name):
-            let items = snapshot.profiles[name]?[kind] ?? []
-            let page = try Pagination.page(items, key: kind.resultKey, cursor: cursor, generation: snapshot.generation)
-            let encoded = listPages.encoded(
-                page,
-                kind: kind,
-                cursor: cursor?.stringValue,
-                generation: snapshot.generation,
-                profile: name
-            )
-            return (page, encoded)
-        }
-        let page = try Pagination.page(
-            snapshot.catalog[kind],
-            key: kind.resultKey,
-            cursor: cursor,
-            generation: snapshot.generation
-        )
-        let encoded = listPages.encoded(page, kind: kind, cursor: cursor?.stringValue, generation: snapshot.generation)
-        return (page, encoded)
     }
 
     /// ``respond(to:session:related:)`` for a transport that must end each request's exchange with a
@@ -110,7 +74,7 @@ extension Gateway {
     package func handle(_ notification: JSONRPCNotification, session: DownstreamSession) {
         session.touch()
         if notification.method == MCPMethod.rootsListChanged {
-            return relayRootsChanged()
+            return dispatcher.relayRootsChanged()
         }
         guard notification.method == MCPMethod.cancelled,
             let id = notification.params?["requestId"].flatMap(JSONRPCID.init)
@@ -118,124 +82,4 @@ extension Gateway {
         session.cancel(id, reason: notification.params?["reason"]?.stringValue ?? "cancelled by the client")
     }
 
-    private func dispatch(
-        _ admitted: AdmittedRequest,
-        call: CallHandle,
-        related: RelatedMessageSink?
-    )
-        async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError>
-    {
-        let request = admitted.request
-        let params = request.params
-        let snapshot = self.snapshot
-        let context = ForwardContext(
-            snapshot: snapshot,
-            session: admitted.session,
-            clientCapabilities: admitted.clientCapabilities,
-            principal: admitted.principal,
-            logLevel: admitted.logLevel ?? admitted.session.logLevel,
-            call: call,
-            related: related
-        )
-        switch request.method {
-        case MCPMethod.ping:
-            return .success([:])
-        case MCPMethod.initialize:
-            throw .invalidRequest("the session is already initialized")
-        case MCPMethod.loggingSetLevel:
-            return try await setLogLevel(request, session: admitted.session)
-        case MCPMethod.resourcesSubscribe:
-            try await subscribe(admitted.session, to: try requiredString(params, "uri"))
-            return .success([:])
-        case MCPMethod.resourcesUnsubscribe:
-            await unsubscribe(admitted.session, from: try requiredString(params, "uri"))
-            return .success([:])
-        case MCPMethod.toolsCall:
-            let name = try requiredString(params, "name")
-            if case .profile(let profile) = admitted.session.scope, let view = snapshot.profiles[profile],
-                view.spec.toolMode == .search
-            {
-                return try await searchModeCall(name, request, view, context)
-            }
-            let route = try toolRoute(name, in: admitted.session.scope, snapshot)
-            return try await forward(request, renamedTo: route, context, isToolCall: true)
-        case MCPMethod.promptsGet:
-            let route = try promptRoute(try requiredString(params, "name"), in: admitted.session.scope, snapshot)
-            return try await forward(request, renamedTo: route, context)
-        case MCPMethod.resourcesRead:
-            let uri = try requiredString(params, "uri")
-            guard let server = try resourceServer(uri, in: admitted.session.scope, snapshot) else {
-                throw .resourceNotFound(uri)
-            }
-            return try await forward(request, to: server, params: params, context)
-        case MCPMethod.completionComplete:
-            return try await complete(request, context.withoutRelated)
-        default:
-            throw .methodNotFound(request.method)
-        }
-    }
-
-    /// `completion/complete` goes to the server that owns the prompt or resource it refers to.
-    private func complete(
-        _ request: JSONRPCRequest,
-        _ context: ForwardContext
-    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
-        guard var params = request.params?.objectValue, var reference = params["ref"]?.objectValue else {
-            throw .invalidParams("completion/complete needs params.ref")
-        }
-        let scope = context.session.scope
-        switch reference["type"]?.stringValue {
-        case "ref/prompt":
-            let route = try promptRoute(reference["name"]?.stringValue ?? "", in: scope, context.snapshot)
-            reference["name"] = .string(route.name)
-            params["ref"] = .object(reference)
-            return try await forward(request, to: route.server, params: .object(params), context)
-        case "ref/resource":
-            let uri = reference["uri"]?.stringValue ?? ""
-            guard let server = try resourceServer(uri, in: scope, context.snapshot) else {
-                throw .resourceNotFound(uri)
-            }
-            return try await forward(request, to: server, params: .object(params), context)
-        default:
-            throw .invalidParams("completion/complete: unknown ref type")
-        }
-    }
-
-    /// A tool name the catalog cannot route. A bare name that several servers have is ambiguous, and the
-    /// client learns which exposed names to call instead of a misleading "unknown".
-    func unknownTool(_ name: String, _ snapshot: Snapshot) -> JSONRPCError {
-        if let withheld = snapshot.catalog.withheldTool(name) {
-            return ToolPinning.withheldTool(name, route: withheld.route, changedFields: withheld.changedFields)
-        }
-        let candidates = snapshot.catalog.bareToolCandidates(name)
-        guard candidates.isEmpty else {
-            return .invalidParams(
-                "Ambiguous tool name: \(name) is offered by \(candidates.count) servers; "
-                    + "call one of \(candidates.joined(separator: ", "))"
-            )
-        }
-        return unknownName("tool", name, snapshot)
-    }
-
-    /// A name the live catalog does not have. When it carries the prefix of a server that is not connected,
-    /// the client learns which server and why, instead of a bare "unknown".
-    func unknownName(_ kind: String, _ name: String, _ snapshot: Snapshot) -> JSONRPCError {
-        let separator = settings.toolSeparator
-        for spec in snapshot.specs where name.hasPrefix(spec.prefix + separator) {
-            guard let link = snapshot.links[spec.id], !link.state.isConnected else { continue }
-            return .upstreamUnavailable(Self.notConnectedMessage(spec.id, link.state), server: spec.id)
-        }
-        return .invalidParams("Unknown \(kind): \(name)")
-    }
-
-    static func notConnectedMessage(_ server: String, _ state: ConnectionState) -> String {
-        var message = "MCP server '\(server)' is not connected (state: \(state.name)"
-        if let error = state.lastError { message += ", last error: \(error.message)" }
-        return message + ")"
-    }
-
-    func requiredString(_ params: JSONValue?, _ key: String) throws(JSONRPCError) -> String {
-        guard let value = params?[key]?.stringValue else { throw .invalidParams("params.\(key) must be a string") }
-        return value
-    }
 }

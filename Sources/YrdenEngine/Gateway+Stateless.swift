@@ -55,10 +55,25 @@ extension Gateway {
             guard let response = await respond(to: admitted, related: related) else { return nil }
             outcome = response.outcome
         } else {
-            outcome = .success(discoverResult(snapshot, scope: scope))
+            outcome = .success(views.discoverResult(snapshot, scope: scope))
         }
-        let hint = cacheHint(for: request.method, snapshot, scope: scope)
+        let hint = views.cacheHint(for: request.method, snapshot, scope: scope)
         return JSONRPCResponse(id: request.id, outcome: EraBridge.marked(outcome, method: request.method, hint: hint))
+    }
+
+    /// -32020 when a client's `tools/call` comes with `Mcp-Param-*` headers that do not match its arguments;
+    /// see ``Dispatcher/paramHeaderMismatch(_:scope:header:)``.
+    package func paramHeaderMismatch(
+        _ call: JSONRPCRequest,
+        scope: CatalogScope = .gateway,
+        header: (String) -> [String]
+    ) -> JSONRPCError? {
+        dispatcher.paramHeaderMismatch(call, scope: scope, header: header)
+    }
+
+    /// The resources a listen stream asks to follow, as far as they can be: the URIs followed.
+    package func follow(_ uris: [String], for session: DownstreamSession) async -> [String] {
+        await dispatcher.follow(uris, for: session)
     }
 
     /// Where a transport that carries many stateless requests (a stdio pipe) registers them, so its client's
@@ -89,14 +104,6 @@ extension Gateway {
         }
     }
 
-    /// `server/discover`: what `initialize` tells a session, plus every revision the gateway serves.
-    func discoverResult(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> JSONValue {
-        [
-            "supportedVersions": .array(ProtocolVersion.served.map { .string($0) }),
-            "capabilities": .object(downstreamCapabilities(snapshot, scope: scope)),
-            "instructions": .string(instructions(snapshot, scope: scope)),
-        ]
-    }
 }
 
 /// A stateless request as read: refused at once, `server/discover`, or a call registered in flight.

@@ -23,12 +23,12 @@ package final class Gateway: Sendable {
     let connections = UpstreamConnections()
     /// Every server's link, the merged catalog and the profiles' views of it, and the one writer of them.
     package let registry: ServerRegistry
-    /// The merged lists' pages as clients receive them, serialized once per catalog generation.
-    let listPages = ListPageCache()
+    /// What a client sees of the catalog in its scope: routes, list pages, capabilities, instructions.
+    let views: CatalogViews
     /// Where the eras meet: stateless requests' envelopes, and calls parked behind `input_required`.
     let bridge: EraBridge
-    /// Which clients follow which upstream resources.
-    let resourceSubscriptions = ResourceSubscriptions()
+    /// What a session's request does, and what upstreams send that sessions must hear.
+    let dispatcher: Dispatcher
     let startedAt: ContinuousClock.Instant
     /// Every tool definition seen, and what to do when one changes (`security.toolPinning`).
     package let pinning: ToolPinning
@@ -68,6 +68,15 @@ package final class Gateway: Sendable {
             startup: startup,
             events: events,
             sessions: sessions,
+            logger: logger
+        )
+        views = CatalogViews(registry: registry, separator: config.gateway.toolSeparator)
+        dispatcher = Dispatcher(
+            registry: registry,
+            views: views,
+            bridge: bridge,
+            sessions: sessions,
+            connector: connector,
             logger: logger
         )
         pinning = ToolPinning(

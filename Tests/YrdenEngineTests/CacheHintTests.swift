@@ -54,7 +54,7 @@ import YrdenTesting
         let running = RunningGateway([stdioSpec("a"), stdioSpec("loud"), stdioSpec("quiet")], channels: channels)
         for id in ["a", "loud", "quiet"] { #expect(await running.connected(id)) }
         let tools = try await Self.list(running)
-        #expect(tools["ttlMs"] == .int(Gateway.announcedListTTLms) && tools["cacheScope"] == "private")
+        #expect(tools["ttlMs"] == .int(CatalogViews.announcedListTTLms) && tools["cacheScope"] == "private")
         let prompts = try await Self.list(running, MCPMethod.promptsList)
         #expect(prompts["ttlMs"] == 0, "a server that announces no prompt changes makes the prompt list stale at once")
         await running.stop()

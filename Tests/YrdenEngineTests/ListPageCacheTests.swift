@@ -23,7 +23,7 @@ import YrdenTesting
         let encoded = try #require(one.encodedResult)
         #expect(encoded.bytes == (try one.outcome.get()).serialized(), "the bytes are the result's own serialization")
         #expect(two.encodedResult?.bytes == encoded.bytes)
-        #expect(running.gateway.listPages.count == 1)
+        #expect(running.gateway.views.listPages.count == 1)
         #expect(JSONRPCMessage.response(two).serialized() == JSONRPCMessage.response(two).json.serialized())
 
         running["a"].change { $0.tools.append(FakeUpstreamScript.tool("added")) }
@@ -32,7 +32,7 @@ import YrdenTesting
         let after = await running.send(MCPMethod.toolsList, id: .int(3), in: first)
         #expect(Self.names(after) == ["a__echo", "a__added"])
         #expect(after.response?.encodedResult?.bytes == after.result?.serialized())
-        #expect(running.gateway.listPages.count == 1, "the older generation's page is gone")
+        #expect(running.gateway.views.listPages.count == 1, "the older generation's page is gone")
         await running.stop()
     }
 }

@@ -23,13 +23,18 @@ import YrdenTesting
     }
 
     @Test func aMessageNamesItsServerAndMeetsTheLevel() {
-        let message = Gateway.logMessage(["level": "warning", "logger": "db", "data": "x"], from: "a", atLeast: .info)
+        let message = Dispatcher.logMessage(
+            ["level": "warning", "logger": "db", "data": "x"],
+            from: "a",
+            atLeast: .info
+        )
         #expect(message?.params?["logger"] == "a/db")
         #expect(
-            Gateway.logMessage(["level": "warning", "data": "x"], from: "a", atLeast: .info)?.params?["logger"] == "a"
+            Dispatcher.logMessage(["level": "warning", "data": "x"], from: "a", atLeast: .info)?.params?["logger"]
+                == "a"
         )
-        #expect(Gateway.logMessage(["level": "debug", "data": "x"], from: "a", atLeast: .info) == nil)
-        #expect(Gateway.logMessage(["level": "shouting", "data": "x"], from: "a", atLeast: .debug) == nil)
+        #expect(Dispatcher.logMessage(["level": "debug", "data": "x"], from: "a", atLeast: .info) == nil)
+        #expect(Dispatcher.logMessage(["level": "shouting", "data": "x"], from: "a", atLeast: .debug) == nil)
     }
 
     @Test func setLevelReachesTheUpstreamAndItsMessagesReachOnlySessionsThatAsked() async throws {

@@ -44,7 +44,7 @@ import YrdenTesting
             let result = try await running.gateway.respondStateless(to: Self.request(method), related: nil).outcome
                 .get()
             // The fake announces every list's changes, so the gateway promises its policy's freshness.
-            #expect(result["ttlMs"] == .int(Gateway.announcedListTTLms) && result["cacheScope"] == "private")
+            #expect(result["ttlMs"] == .int(CatalogViews.announcedListTTLms) && result["cacheScope"] == "private")
             #expect(result["resultType"] == "complete")
         }
         let discovered = try await running.gateway.respondStateless(

@@ -201,7 +201,7 @@ final class EraBridge: Sendable {
         MCPMethod.completionComplete,
     ]
 
-    /// Results a client may cache for `ttlMs` (see ``Gateway/cacheHint(for:_:scope:)`` for what the gateway
+    /// Results a client may cache for `ttlMs` (see ``CatalogViews/cacheHint(for:_:scope:)`` for what the gateway
     /// promises).
     static let cacheableMethods: Set<String> = [
         MCPMethod.serverDiscover, MCPMethod.toolsList, MCPMethod.promptsList, MCPMethod.resourcesList,

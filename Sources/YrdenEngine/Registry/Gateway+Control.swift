@@ -150,6 +150,12 @@ extension Gateway {
         connector.credentials?.forget(id)
     }
 
+    /// Replaces the profiles (the config file or the admin API changed them); their clients hear of it when
+    /// their lists changed. Sessions of a profile that is gone end.
+    package func setProfiles(_ profiles: [ProfileSpec]) async {
+        await registry.setProfiles(profiles)
+    }
+
     /// Makes the running set of servers match `servers`: new ones are added, missing ones removed, changed
     /// ones restarted; the rest keep running untouched. The order of `servers` becomes the config order.
     /// Servers leaving or restarting are stopped together, all within one `limit`.

@@ -48,7 +48,7 @@ package final class ServerRegistry: Sendable {
     let searchIndex = ToolSearchCatalog()
     /// Who hears of what a pass applied: the admin API's live view, and the sessions whose lists changed.
     private let events: EventBus
-    private let sessions: SessionStore
+    let sessions: SessionStore
     private let logger: Logger
 
     init(config: GatewayConfig, startup: StartupGate, events: EventBus, sessions: SessionStore, logger: Logger) {

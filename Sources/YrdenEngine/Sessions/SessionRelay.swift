@@ -79,7 +79,7 @@ extension DownstreamSession {
     package var streamsCalls: Bool { acceptsRelayedRequests || logLevel != nil }
 }
 
-extension Gateway {
+extension Dispatcher {
     /// A handshake-era upstream's `notifications/elicitation/complete`: to the client the URL elicitation
     /// was relayed to (none when it went to a 2026-07-28 client, whose era has no such notice).
     func relayElicitationComplete(_ notification: JSONRPCNotification) {

@@ -103,7 +103,7 @@ extension UpstreamConnection {
         if client.modernStamp != nil {
             // 2026-07-28 has no GET stream: changes come on a listen stream, opened before the lists are read
             // so that no change between the two is missed.
-            gateway.listen(to: spec.id, through: client, capabilities: handshake.capabilities)
+            gateway.dispatcher.listen(to: spec.id, through: client, capabilities: handshake.capabilities)
         }
         var loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
         if client.modernStamp != nil, case .http = spec.transport {
@@ -132,8 +132,10 @@ extension UpstreamConnection {
             ]
         )
         // Clients followed resources of this server before it (re)connected.
-        await gateway.resubscribe(spec.id, through: client, timeout: spec.timeouts.request)
-        if client.modernStamp == nil, handshake.capabilities["logging"] != nil, let level = gateway.upstreamLogLevel {
+        await gateway.dispatcher.resubscribe(spec.id, through: client, timeout: spec.timeouts.request)
+        if client.modernStamp == nil, handshake.capabilities["logging"] != nil,
+            let level = gateway.dispatcher.upstreamLogLevel
+        {
             // Sessions asked for log messages before this server connected.
             _ = try? await client.request(
                 MCPMethod.loggingSetLevel,
@@ -157,11 +159,11 @@ extension UpstreamConnection {
             case .closed(let error):
                 return error
             case .notification(let notification) where notification.method == MCPMethod.message:
-                gateway.relayLog(notification.params ?? [:], from: spec.id)
+                gateway.dispatcher.relayLog(notification.params ?? [:], from: spec.id)
             case .notification(let notification) where notification.method == MCPMethod.elicitationComplete:
-                gateway.relayElicitationComplete(notification)
+                gateway.dispatcher.relayElicitationComplete(notification)
             case .notification(let notification) where notification.method == MCPMethod.resourcesUpdated:
-                gateway.relayResourceUpdated(notification.params ?? [:], from: spec.id)
+                gateway.dispatcher.relayResourceUpdated(notification.params ?? [:], from: spec.id)
             case .notification(let notification):
                 guard let kinds = Self.kindsChanged(by: notification.method) else { continue }
                 if let lastRefresh {

@@ -3,11 +3,11 @@ import YrdenProtocol
 
 /// Profiles: named views of the gateway (`/mcp/{profile}`), each rebuilt with the aggregate, and told apart
 /// when announcing changes, so a profile's clients hear of a change only when their own lists changed.
-extension Gateway {
+extension ServerRegistry {
     /// Replaces the profiles (the config file or the admin API changed them); their clients hear of it when
     /// their lists changed. Sessions of a profile that is gone end.
-    package func setProfiles(_ profiles: [ProfileSpec]) async {
-        let removed = await registry.update { snapshot -> Set<String> in
+    func setProfiles(_ profiles: [ProfileSpec]) async {
+        let removed = await update { snapshot -> Set<String> in
             let before = Set(snapshot.profileOrder)
             snapshot.setProfiles(profiles)
             return before.subtracting(snapshot.profileOrder)

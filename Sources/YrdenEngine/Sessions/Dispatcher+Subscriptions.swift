@@ -9,7 +9,7 @@ import YrdenTransport
 ///
 /// Upstreams of the handshake era are subscribed with `resources/subscribe`; those of 2026-07-28 get the
 /// followed URIs in their listen stream's filter, which is opened anew when the set changes.
-extension Gateway {
+extension Dispatcher {
     /// Whether any connected upstream lets its resources be followed.
     static func offersSubscriptions(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> Bool {
         snapshot.links.contains { id, link in
@@ -33,10 +33,12 @@ extension Gateway {
     func subscribe(_ session: DownstreamSession, to uri: String) async throws(JSONRPCError) {
         await releaseEnded()
         let snapshot = self.snapshot
-        guard let server = try resourceServer(uri, in: session.scope, snapshot) else { throw .resourceNotFound(uri) }
+        guard let server = try views.resourceServer(uri, in: session.scope, snapshot) else {
+            throw .resourceNotFound(uri)
+        }
         guard let link = snapshot.links[server] else { throw .resourceNotFound(uri) }
         guard let client = link.client, link.state.isConnected else {
-            throw .upstreamUnavailable(Self.notConnectedMessage(server, link.state), server: server)
+            throw .upstreamUnavailable(CatalogViews.notConnectedMessage(server, link.state), server: server)
         }
         let capabilities = link.handshake?.capabilities ?? [:]
         guard capabilities["resources"]?["subscribe"]?.boolValue == true else {
@@ -63,7 +65,7 @@ extension Gateway {
     }
 
     /// The resources a listen stream asks to follow, as far as they can be: the URIs followed.
-    package func follow(_ uris: [String], for session: DownstreamSession) async -> [String] {
+    func follow(_ uris: [String], for session: DownstreamSession) async -> [String] {
         var followed: [String] = []
         for uri in uris.prefix(ResourceSubscriptions.perSession) {
             do throws(JSONRPCError) {

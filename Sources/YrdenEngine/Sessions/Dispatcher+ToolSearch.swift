@@ -5,7 +5,7 @@ import YrdenSearch
 /// A profile in search mode: `search_tools` is answered here from the shared index (restricted to the
 /// profile's tools, under the profile's names); `call_tool` is unwrapped into the call it carries and routed
 /// like any call of that profile.
-extension Gateway {
+extension Dispatcher {
     func searchModeCall(
         _ name: String,
         _ request: JSONRPCRequest,

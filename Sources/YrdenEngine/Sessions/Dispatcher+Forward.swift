@@ -30,7 +30,7 @@ struct ForwardContext: Sendable {
     }
 }
 
-extension Gateway {
+extension Dispatcher {
     /// Forwards a named item's request (a tool or prompt) under the name its server knows it by.
     func forward(
         _ request: JSONRPCRequest,
@@ -73,7 +73,7 @@ extension Gateway {
             let timeouts = context.snapshot.links[server]?.spec.timeouts
         else { throw .internalError("no server \(server)") }
         guard let client = context.snapshot.links[server]?.client, state.isConnected else {
-            throw .upstreamUnavailable(Self.notConnectedMessage(server, state), server: server)
+            throw .upstreamUnavailable(CatalogViews.notConnectedMessage(server, state), server: server)
         }
         let (forwarded, clientToken) = Self.takingProgressToken(params)
         let timeout = isToolCall ? timeouts.toolCall : timeouts.request
@@ -165,7 +165,7 @@ extension Gateway {
             handle: context.call,
             relay: relay,
             clientCapabilities: upstreamIsModern
-                ? upstreamCapabilities(
+                ? Gateway.upstreamCapabilities(
                     // A 2026-07-28 client is asked through the result; a handshake-era one only on a stream.
                     for: isModern || context.related != nil ? context.clientCapabilities : [:]
                 )

@@ -10,7 +10,7 @@ import YrdenTransport
 /// call's client alone; any other (a stdio server's, a GET stream's) goes to every session whose level it
 /// meets. Upstreams are asked for the most verbose level any session wants, so nothing asked for is lost
 /// upstream. Every message says which server sent it in its `logger`.
-extension Gateway {
+extension Dispatcher {
     /// `logging/setLevel` of a session: kept for the session, and passed on to the upstreams that log.
     func setLogLevel(
         _ request: JSONRPCRequest,
