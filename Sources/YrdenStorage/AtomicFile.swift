@@ -131,6 +131,25 @@ package enum AtomicFile {
         }
     }
 
+    /// Appends `bytes` to the file at `path` (created with `mode` when there is none) and flushes it to disk,
+    /// the directory too when the file is new, before it returns: a journal's lines that last. A failure may
+    /// leave part of `bytes` at the end of the file.
+    package static func appendDurably(_ bytes: [UInt8], to path: String, mode: mode_t) throws(StorageError) {
+        var status = stat()
+        let existed = stat(path, &status) == 0
+        let descriptor = POSIX.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw POSIX.failure("append to", path, errno: errno) }
+        var failedCall: (action: String, errno: Int32)?
+        if !POSIX.writeAll(bytes, to: descriptor) {
+            failedCall = ("append to", errno)
+        } else if !POSIX.sync(descriptor) {
+            failedCall = ("flush", errno)
+        }
+        if close(descriptor) != 0, failedCall == nil { failedCall = ("append to", errno) }
+        if let failedCall { throw POSIX.failure(failedCall.action, path, errno: failedCall.errno) }
+        if !existed { try syncDirectory(of: path, for: path) }
+    }
+
     /// Removes the file at `path`; false when there was none. The directory is flushed so the removal lasts.
     @discardableResult
     package static func remove(_ path: String) throws(StorageError) -> Bool {

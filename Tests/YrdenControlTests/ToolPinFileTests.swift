@@ -71,6 +71,49 @@ import YrdenStorage
         #expect(try store.load()["s", "a"]?.pending?.json == ["name": "a", "description": "B"])
     }
 
+    /// Approvals made while nothing else changed are lines of the journal, not a new pin file: the file is left
+    /// as it was, and a start finds them made (and writes the file whole, ending the journal); a line cut short
+    /// at the end, its approval never answered, is not read.
+    @Test func approvalsAreJournaledAndAStartAppliesThem() throws {
+        let directory = temporaryDirectory()
+        defer { remove(directory) }
+        let store = try FileToolPinStore(directory: directory)
+        var book = Self.book()
+        try store.save(book)
+        let written = try #require(try AtomicFile.read(store.path))
+        let pending = try #require(book["s", "a"]?.pending?.digest)
+        _ = book.approve("s", tool: "a", at: 5)
+        try store.saveApprovals([PinApproval(server: "s", tool: "a", digest: pending, pinnedAt: 5)], of: book)
+        #expect(try AtomicFile.read(store.path) == written, "the pin file is not rewritten")
+        let partial = Array(#"{"server": "s", "tool": "b", "dig"#.utf8)
+        try AtomicFile.appendDurably(partial, to: store.journal.path, mode: 0o600)
+
+        let read = try FileToolPinStore(directory: directory).load()
+        #expect(read == book && read["s", "a"]?.isChanged == false && read["s", "a"]?.pinnedAt == 5)
+        #expect(try AtomicFile.read(store.journal.path) == nil, "the start wrote the file whole and ended the journal")
+        #expect(try FileToolPinStore(directory: directory).load() == book)
+    }
+
+    /// A journal line applied to a file that holds it already (the process died between writing the file
+    /// whole and removing the journal) changes nothing; a line that is no approval stops the start.
+    @Test func aJournalLineIsAppliedOnceAndABrokenOneIsRefused() throws {
+        let directory = temporaryDirectory()
+        defer { remove(directory) }
+        let store = try FileToolPinStore(directory: directory)
+        var book = Self.book()
+        let pending = try #require(book["s", "a"]?.pending?.digest)
+        _ = book.approve("s", tool: "a", at: 5)
+        try store.save(book)
+        try store.saveApprovals([PinApproval(server: "s", tool: "a", digest: pending, pinnedAt: 9)], of: book)
+        #expect(try store.load() == book)
+        try AtomicFile.appendDurably(Array("not json\n".utf8), to: store.journal.path, mode: 0o600)
+        #expect {
+            try store.load()
+        } throws: { error in
+            (error as? StorageError)?.kind == .malformed && "\(error)".contains("remove the journal")
+        }
+    }
+
     /// A definition that can no longer be read from the file a start read (here the file was cut short in
     /// place) fails the save: the file is left as it is rather than replaced by one without the definition.
     @Test func aSaveThatCannotReadADefinitionLeavesTheFileAsItWas() throws {

@@ -144,4 +144,42 @@ import YrdenTesting
         #expect(await running.until { $0.catalog.withheldTools.isEmpty })
         await running.stop()
     }
+
+    /// Approvals made while nothing else changed since the book was last saved whole are saved as approvals
+    /// (a journal line each in the file store), several at once; a listing's change makes the next save whole.
+    @Test func approvalsAloneAreSavedAsApprovalsAndAnyOtherChangeWhole() throws {
+        final class CountingStore: ToolPinStore {
+            let counts = Mutex((whole: 0, approvals: [[PinApproval]]()))
+            var location: String { "counting memory" }
+            func load() -> PinBook { PinBook() }
+            func save(_ book: PinBook) { counts.withLock { $0.whole += 1 } }
+            func saveApprovals(_ approvals: [PinApproval], of book: PinBook) {
+                counts.withLock { $0.approvals.append(approvals) }
+            }
+        }
+        let store = CountingStore()
+        let pins = ToolPins(mode: .enforce, store: store)
+        func list(_ description: String) {
+            _ = pins.observe("a", tools: Self.tools.map { FakeUpstreamScript.tool($0, description: description) })
+        }
+        func approve(_ tool: String) throws -> String {
+            try pins.approve("a", tool: tool, digest: nil).get().change.to.digest
+        }
+        list("v1")
+        list("v2")
+        try pins.saveLatest()
+        #expect(store.counts.withLock { $0.whole } == 1)
+        let first = try approve("t0")
+        try pins.saveLatest()
+        let second = try approve("t1")
+        let third = try approve("t2")
+        try pins.saveLatest()
+        #expect(store.counts.withLock { $0.whole } == 1, "no approval rewrote the book")
+        #expect(store.counts.withLock { $0.approvals.map { $0.map(\.digest) } } == [[first], [second, third]])
+        #expect(store.counts.withLock { $0.approvals.flatMap { $0.map(\.tool) } } == ["t0", "t1", "t2"])
+        list("v3")
+        _ = try approve("t3")
+        try pins.saveLatest()
+        #expect(store.counts.withLock { ($0.whole, $0.approvals.count) } == (2, 2), "a changed listing: saved whole")
+    }
 }

@@ -30,7 +30,18 @@ package final class ToolPins: Sendable {
         /// Servers whose pins were read from the store and that have not listed their tools since: their first
         /// listing replaces the definitions read with its own, and the memory those took is handed back.
         var readFromStore: Set<String>
+        /// Changes of the book other than approvals since it was last saved whole: while there are none, the
+        /// store holds every pending definition, and approvals are saved as lines of a journal.
+        var changesToSaveWhole = 0
+        /// Approvals made and not yet saved, in the order made.
+        var unsavedApprovals: [PinApproval] = []
+        /// Approvals saved as journal lines since the book was last saved whole.
+        var journaled = 0
     }
+
+    /// The approvals saved as journal lines before the book is saved whole again: each one is a line the
+    /// next start applies, and the journal is read whole.
+    package static let maxJournaled = 4096
 
     /// Approvals that may wait for their save at once; past this an approval is refused before it changes
     /// anything (a client looping on approve must not queue unbounded waiters).
@@ -77,6 +88,7 @@ package final class ToolPins: Sendable {
             let refusalsMoved = refused != state.refused[server] ?? []
             state.refused[server] = refused.isEmpty ? nil : refused
             if observation.modified || refusalsMoved { state.revision += 1 }
+            if observation.modified { state.changesToSaveWhole += 1 }
             let firstListing = state.readFromStore.remove(server) != nil
             return (observation, Self.marks(of: server, in: state), firstListing)
         }
@@ -123,6 +135,15 @@ package final class ToolPins: Sendable {
                 return .failure(.refused(refusal))
             case .success(let change):
                 state.revision += 1
+                if state.unsavedApprovals.count < Self.maxJournaled {
+                    state.unsavedApprovals.append(
+                        PinApproval(server: server, tool: tool, digest: change.to.digest, pinnedAt: now)
+                    )
+                } else {
+                    // Saves keep failing: the next that succeeds writes the book whole, these with it.
+                    state.unsavedApprovals = []
+                    state.changesToSaveWhole += 1
+                }
                 state.unpublished.insert(server)
                 state.waitingApprovals += 1
                 return .success((change, state.nextRound))
@@ -154,6 +175,7 @@ package final class ToolPins: Sendable {
             state.refused = state.refused.filter { ids.contains($0.key) }
             guard state.mode != .off, state.book.keepOnly(ids) else { return false }
             state.revision += 1
+            state.changesToSaveWhole += 1
             return true
         }
     }
@@ -205,12 +227,31 @@ package final class ToolPins: Sendable {
         round.finish(failure.map { "\($0)" })
     }
 
-    /// Writes the book now unless its newest revision is saved already.
+    /// Writes the book now unless its newest revision is saved already: only the approvals made since the
+    /// last save when nothing else changed (a line each in the store's journal), else the whole book.
     func saveLatest() throws {
         try saved.withLock { saved in
-            let (book, revision) = state.withLock { ($0.book, $0.revision) }
+            let (book, revision, approvals, changes, journaled) = state.withLock {
+                ($0.book, $0.revision, $0.unsavedApprovals, $0.changesToSaveWhole, $0.journaled)
+            }
             guard revision > saved else { return }
-            try store.save(book)
+            let whole = changes > 0 || approvals.isEmpty || journaled + approvals.count > Self.maxJournaled
+            if whole {
+                try store.save(book)
+            } else {
+                do { try store.saveApprovals(approvals, of: book) } catch {
+                    // Part of a line may be at the journal's end now: the next save writes the book whole,
+                    // which ends that journal.
+                    state.withLock { $0.changesToSaveWhole += 1 }
+                    throw error
+                }
+            }
+            state.withLock { state in
+                // What was saved is a prefix of the approvals and a part of the changes: later ones stay.
+                state.unsavedApprovals.removeFirst(approvals.count)
+                state.changesToSaveWhole -= whole ? changes : 0
+                state.journaled = whole ? 0 : state.journaled + approvals.count
+            }
             saved = revision
         }
     }
