@@ -6,10 +6,11 @@ import YrdenTransport
 
 /// Many upstreams as one MCP server: the engine's front door, and the composition of its owners.
 ///
-/// The transports call it (``receive(_:session:)``, the requests and the stateless entries); what it does is
-/// each owner's: the server registry (every server's link, the merged catalog and profile views, the one
-/// writer pass: ``registry``), the era bridge (``bridge``), the sessions (``sessions``) and tool pinning
-/// (``pinning``). It holds no state of its own but the run's.
+/// The transports call it (``receive(_:session:)``, the requests and the stateless entries) and operators
+/// change servers through it; what it does is each owner's: the server registry (every server's link, the
+/// merged catalog and profile views, the one writer pass: ``registry``), what a client sees in its scope
+/// (``views``), what a session's request does (``dispatcher``), the era bridge (``bridge``) and tool pinning
+/// (``pinning``). It holds no state of its own but the run's (its connections).
 package final class Gateway: Sendable {
     package let settings: GatewaySettings
     package let connector: UpstreamConnector
@@ -29,7 +30,6 @@ package final class Gateway: Sendable {
     let bridge: EraBridge
     /// What a session's request does, and what upstreams send that sessions must hear.
     let dispatcher: Dispatcher
-    let startedAt: ContinuousClock.Instant
     /// Every tool definition seen, and what to do when one changes (`security.toolPinning`).
     package let pinning: ToolPinning
 
@@ -53,13 +53,12 @@ package final class Gateway: Sendable {
             time: connector.time
         )
         self.connector = connector
-        startedAt = connector.time.now
         self.bridge = EraBridge(time: connector.time)
         self.logger = logger
         let startup = StartupGate(
             bound,
             time: connector.time,
-            startedAt: startedAt,
+            startedAt: connector.time.now,
             startupWait: config.gateway.startupWait,
             servers: config.servers
         )
@@ -90,15 +89,6 @@ package final class Gateway: Sendable {
     }
 
     package var snapshot: Snapshot { registry.snapshot }
-
-    /// ``ServerRegistry/update(_:)``, for pinning's changes.
-    @discardableResult
-    func update<Result: Sendable>(_ change: @escaping @Sendable (inout Snapshot) -> Result) async -> Result {
-        await registry.update(change)
-    }
-
-    /// A server's own log ring, while it is configured.
-    func logRing(_ server: String) -> LogRing? { registry.logRing(server) }
 
     /// The configuration as it stands now, including changes made while running.
     package var config: GatewayConfig {

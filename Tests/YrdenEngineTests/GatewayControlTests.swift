@@ -79,9 +79,9 @@ import YrdenTesting
 
     @Test func aServerKeepsItsLogWhenReconfigured() async throws {
         let gateway = gateway(spec("a"))
-        gateway.logRing("a")?.append("before", event: "stderr")
+        gateway.registry.logRing("a")?.append("before", event: "stderr")
         try await gateway.replaceServer(spec("a", command: "false"))
-        #expect(gateway.logRing("a")?.recent().map(\.message) == ["before"])
+        #expect(gateway.registry.logRing("a")?.recent().map(\.message) == ["before"])
     }
 
     /// A running gateway whose servers take `closeDelay` to close, as a busy child process slow to exit

@@ -91,7 +91,7 @@ import YrdenTesting
         let running = RunningGateway([stdioSpec("a")])
         #expect(await running.connected("a"))
         _ = await running["a"].ask(MCPMethod.samplingCreateMessage, params: Self.sampling)
-        let entries = running.gateway.logRing("a")?.recent() ?? []
+        let entries = running.gateway.registry.logRing("a")?.recent() ?? []
         let refusals = entries.filter { $0.message.contains("refused \(MCPMethod.samplingCreateMessage)") }
         #expect(refusals.map(\.event) == ["gateway"])
         #expect(!entries.contains { $0.event == "stderr" })

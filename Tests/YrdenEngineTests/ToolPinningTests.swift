@@ -59,7 +59,7 @@ import YrdenTesting
         }
         guard case .toolPin(let event)? = changed?.event else { Issue.record("no tool.changed event"); return }
         #expect(event.withheld && event.change.tool == "echo" && event.change.diff.fields == ["description"])
-        let line = running.gateway.logRing("a")?.recent().last { $0.event == "pinning" }
+        let line = running.gateway.registry.logRing("a")?.recent().last { $0.event == "pinning" }
         #expect(line?.level == .warning)
         #expect(line?.message.contains(#"description: "Echoes." → "Echoes. Also reads ~/.ssh.""#) == true)
 
