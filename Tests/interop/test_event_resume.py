@@ -70,13 +70,25 @@ async def test_a_client_that_reconnects_gets_exactly_the_events_it_missed_then_t
 async def test_a_client_whose_last_id_the_gateway_does_not_hold_is_told_to_read_the_state_again(
     gateway, yrden
 ) -> None:
-    gw = gateway({"mcpServers": {"a": demo_entry(yrden)}})
+    config = {"mcpServers": {"a": demo_entry(yrden)}}
+    before = gateway(config)
+    async with admin_events(before) as events:
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(30.0)) as http:
+            assert (await http.post(f"{before.base}/api/v1/servers/a/disconnect")).status_code == 202
+        await events.wait_for_state("a", "disconnected", 10)
+        last_seen = [event_id for event_id in events.ids if event_id is not None][-1]
+    # The gateway restarted (a new process), and has since announced more events than the old one had: the
+    # client's last id is none of them, and must not be taken for one.
+    gw = gateway(config)
     async with httpx2.AsyncClient(timeout=httpx2.Timeout(30.0)) as http:
-        # An id from before a restart: this gateway has not handed it out.
-        async with admin_events(gw, last_event_id=10**9) as resumed:
+        async with admin_events(gw) as events:
+            for action, state in (("disconnect", "disconnected"), ("connect", "connected")):
+                assert (await http.post(f"{gw.base}/api/v1/servers/a/{action}")).status_code == 202
+                await events.wait_for_state("a", state, 30)
+        async with admin_events(gw, last_event_id=last_seen) as resumed:
             index = await resumed.wait_for(lambda name, data: True, 10, what="the first event")
             name, data = resumed.events[index]
-            assert (name, data["after"], resumed.ids[index]) == ("events.missed", 10**9, None)
+            assert (name, data["after"], resumed.ids[index]) == ("events.missed", last_seen, None)
             assert "GET /api/v1/servers" in data["detail"]
             assert (await http.post(f"{gw.base}/api/v1/servers/a/disconnect")).status_code == 202
             await resumed.wait_for_state("a", "disconnected", 10)

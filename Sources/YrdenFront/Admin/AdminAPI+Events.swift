@@ -13,6 +13,12 @@ import YrdenProtocol
 extension AdminAPI {
     static let keepaliveInterval: Duration = .seconds(15)
 
+    /// What an event's `id:` adds to its sequence number: the wall-clock microsecond at which this process first
+    /// served the stream. Sequence numbers start at 1 in every process; with the base, ids rise across restarts
+    /// too, so an id a client kept from before a restart is below every id of this process and is answered
+    /// `events.missed` instead of being taken for one of this process's events.
+    static let eventIDBase = UInt64(WallClock.now() * 1_000_000)
+
     func streamEvents(_ request: HTTPRequest) throws(AdminProblem) -> HTTPResponse {
         let (events, missed) = try subscription(resuming: request.headers["Last-Event-ID"])
         return HTTPResponse(
@@ -60,15 +66,19 @@ extension AdminAPI {
         guard let last = UInt64(lastEventID.trimmingPrefix(while: { $0 == " " }), radix: 10) else {
             throw .badRequest("Last-Event-ID must be the id of an event this stream sent, a whole number")
         }
-        let (events, complete) = gateway.events.subscribe(after: last)
+        guard last >= Self.eventIDBase else {
+            return (gateway.events.subscribe(), AdminEventFrame.missed(after: last))
+        }
+        let (events, complete) = gateway.events.subscribe(after: last - Self.eventIDBase)
         return (events, complete ? nil : AdminEventFrame.missed(after: last))
     }
 
     /// The SSE frame for `numbered`, its `id` the event's sequence number (rising in the order the gateway
-    /// applied its changes). `entries` remembers each server's last entry, so the `stopped` state of a server
-    /// being removed (already gone from the config) is still shown; a server never seen is skipped.
+    /// applied its changes) past ``eventIDBase``. `entries` remembers each server's last entry, so the `stopped`
+    /// state of a server being removed (already gone from the config) is still shown; a server never seen is
+    /// skipped.
     private func frame(for numbered: SequencedEvent, entries: inout [String: JSONValue]) async -> [UInt8]? {
-        let id = numbered.sequence
+        let id = Self.eventIDBase + numbered.sequence
         switch numbered.event {
         case .serverAdded(let status), .serverState(let status):
             guard let entry = await store.redactedEntry(status.id) ?? entries[status.id] else { return nil }
