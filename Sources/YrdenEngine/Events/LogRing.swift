@@ -7,13 +7,13 @@ import Synchronization
 package final class LogRing: Sendable {
     package struct Entry: Sendable, Hashable {
         /// Wall-clock time, seconds since 1970.
-        package var time: Double
-        package var level: Logger.Level
-        package var server: String?
+        package internal(set) var time: Double
+        package internal(set) var level: Logger.Level
+        package internal(set) var server: String?
         /// A short machine name: `stderr`, `transport`, `state`, `config`.
-        package var event: String
-        package var message: String
-        package var metadata: [String: String]
+        package internal(set) var event: String
+        package internal(set) var message: String
+        package internal(set) var metadata: [String: String]
     }
 
     private struct Ring {

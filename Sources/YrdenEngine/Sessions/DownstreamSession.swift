@@ -59,7 +59,7 @@ package final class DownstreamSession: Sendable {
     package var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }
 
     /// The least severe log message the client wants (`logging/setLevel`); `nil` until it asks.
-    package var logLevel: LoggingLevel? {
+    package internal(set) var logLevel: LoggingLevel? {
         get { state.withLock { $0.logLevel } }
         set { state.withLock { $0.logLevel = newValue } }
     }

@@ -5,7 +5,7 @@ import YrdenProtocol
 package struct SessionLimitReached: Error, Sendable, Hashable {
     package let limit: Int
     /// The limit was the client's own, not the gateway's.
-    package var perClient = false
+    package internal(set) var perClient = false
 
     package init(limit: Int, perClient: Bool = false) {
         self.limit = limit
