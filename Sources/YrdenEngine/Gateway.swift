@@ -6,7 +6,7 @@ import YrdenTransport
 
 /// Many upstreams as one MCP server: the engine's front door, and the composition of its owners.
 ///
-/// The transports call it (``receive(_:session:)``, the requests and the stateless entries) and operators
+/// The transports call it (``receive(_:rawID:session:)``, the requests and the stateless entries) and operators
 /// change servers through it; what it does is each owner's: the server registry (every server's link, the
 /// merged catalog and profile views, the one writer pass: ``registry``), what a client sees in its scope
 /// (``views``), what a session's request does (``dispatcher``), the era bridge (``bridge``) and tool pinning
