@@ -47,7 +47,7 @@ extension ConfigStore {
         let config: GatewayConfig
         do { config = try next.decoded(environment: environment, source: "admin API") } catch { throw .invalid(error) }
         try commit(next)
-        await gateway.setProfiles(config.profiles)
+        await gateway.registry.setProfiles(config.profiles)
     }
 
     private static func problem(_ path: String, _ message: String) -> ConfigError {

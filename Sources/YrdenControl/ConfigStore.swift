@@ -37,7 +37,7 @@ package actor ConfigStore {
         environment: [String: String],
         gateway: Gateway,
         logger: Logger,
-        stopLimit: Duration = Gateway.stopLimit
+        stopLimit: Duration = ServerLifecycle.stopLimit
     ) {
         self.document = document
         self.path = path
@@ -76,7 +76,7 @@ package actor ConfigStore {
         var next = document
         next.setEntry(entry, for: id)
         try commit(next)
-        do { try await gateway.addServer(spec) } catch { throw ConfigStoreError(error) }
+        do { try await gateway.lifecycle.addServer(spec) } catch { throw ConfigStoreError(error) }
     }
 
     /// Replaces `id`'s entry; redacted values sent back keep what is stored. True when the server restarted.
@@ -122,7 +122,7 @@ package actor ConfigStore {
         _ = next.removeEntry(id)
         try commit(next)
         let stopped: Bool
-        do { stopped = try await gateway.removeServer(id, stopLimit: stopLimit) } catch {
+        do { stopped = try await gateway.lifecycle.removeServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
         }
         if !stopped { throw .stillStopping(LateStop(servers: [id], limit: stopLimit, restarting: false)) }
@@ -133,7 +133,7 @@ package actor ConfigStore {
         try await enter()
         defer { gate.leave() }
         try await catchUpWithFile()
-        do { try await gateway.connectServer(id) } catch { throw ConfigStoreError(error) }
+        do { try await gateway.lifecycle.connectServer(id) } catch { throw ConfigStoreError(error) }
     }
 
     /// Stops server `id` until it is connected again, waiting at most ``stopLimit``.
@@ -142,7 +142,7 @@ package actor ConfigStore {
         defer { gate.leave() }
         try await catchUpWithFile()
         let stopped: Bool
-        do { stopped = try await gateway.disconnectServer(id, stopLimit: stopLimit) } catch {
+        do { stopped = try await gateway.lifecycle.disconnectServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
         }
         if !stopped { throw .stillStopping(LateStop(servers: [id], limit: stopLimit, restarting: false)) }
@@ -154,7 +154,7 @@ package actor ConfigStore {
         defer { gate.leave() }
         try await catchUpWithFile()
         let stopped: Bool
-        do { stopped = try await gateway.restartServer(id, stopLimit: stopLimit) } catch {
+        do { stopped = try await gateway.lifecycle.restartServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
         }
         if !stopped { throw .stillStopping(LateStop(servers: [id], limit: stopLimit, restarting: true)) }
@@ -174,7 +174,7 @@ package actor ConfigStore {
         next.setEntry(entry, for: id)
         try commit(next)
         let outcome: (restarted: Bool, stoppedInTime: Bool)
-        do { outcome = try await gateway.replaceServer(spec, stopLimit: stopLimit) } catch {
+        do { outcome = try await gateway.lifecycle.replaceServer(spec, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
         }
         if !outcome.stoppedInTime {
@@ -215,7 +215,7 @@ package actor ConfigStore {
         }
         try check(expected, against: versions.documentTag)
         try commit(next)
-        await gateway.setProfiles(config.profiles)
+        await gateway.registry.setProfiles(config.profiles)
         await gateway.pinning.setMode(config.security.toolPinning)
         return try await reconcile(to: config.servers)
     }
@@ -263,7 +263,7 @@ package actor ConfigStore {
         }
         fileBytes = bytes
         adopt(next)
-        await gateway.setProfiles(config.profiles)
+        await gateway.registry.setProfiles(config.profiles)
         await gateway.pinning.setMode(config.security.toolPinning)
         return try await reconcile(to: config.servers)
     }
@@ -283,7 +283,7 @@ package actor ConfigStore {
     /// Makes the running servers match `servers`; servers that outlast the stop limit are reported after the
     /// change is applied.
     private func reconcile(to servers: [ServerSpec]) async throws(ConfigStoreError) -> ReconcileChanges {
-        let changes = await gateway.reconcile(to: servers, stopLimit: stopLimit)
+        let changes = await gateway.lifecycle.reconcile(to: servers, stopLimit: stopLimit)
         guard changes.stillStopping.isEmpty else {
             let restarting = Set(changes.stillStopping).isSubset(of: changes.restarted)
             throw .stillStopping(LateStop(servers: changes.stillStopping, limit: stopLimit, restarting: restarting))

@@ -10,7 +10,8 @@ import YrdenTransport
 /// change servers through it; what it does is each owner's: the server registry (every server's link, the
 /// merged catalog and profile views, the one writer pass: ``registry``), what a client sees in its scope
 /// (``views``), what a session's request does (``dispatcher``), the era bridge (``bridge``) and tool pinning
-/// (``pinning``). It holds no state of its own but the run's (its connections).
+/// (``pinning``), the servers' lifecycle (``lifecycle``: operators' commands and connections). It holds no
+/// state of its own.
 package final class Gateway: Sendable {
     package let settings: GatewaySettings
     package let connector: UpstreamConnector
@@ -20,8 +21,6 @@ package final class Gateway: Sendable {
     /// The gateway's own entries (servers added, removed, reconfigured); each server has its own ring.
     package let log = LogRing(server: nil)
     let logger: Logger
-    /// Every server's connection; started into ``run()``'s task group.
-    let connections = UpstreamConnections()
     /// Every server's link, the merged catalog and the profiles' views of it, and the one writer of them.
     package let registry: ServerRegistry
     /// What a client sees of the catalog in its scope: routes, list pages, capabilities, instructions.
@@ -32,6 +31,8 @@ package final class Gateway: Sendable {
     let dispatcher: Dispatcher
     /// Every tool definition seen, and what to do when one changes (`security.toolPinning`).
     package let pinning: ToolPinning
+    /// The operators' commands (add, remove, reconcile, restart, ...) and every server's connection.
+    package let lifecycle: ServerLifecycle
 
     /// What routing reads: the registry's snapshot.
     package typealias Snapshot = ServerRegistry.Snapshot
@@ -86,6 +87,17 @@ package final class Gateway: Sendable {
             logger: logger,
             time: connector.time
         )
+        lifecycle = ServerLifecycle(
+            owners: ConnectionOwners(
+                registry: registry,
+                dispatcher: dispatcher,
+                pinning: pinning,
+                events: events,
+                connector: connector
+            ),
+            log: log,
+            logger: logger
+        )
     }
 
     package var snapshot: Snapshot { registry.snapshot }
@@ -105,20 +117,14 @@ package final class Gateway: Sendable {
     /// sessions. Returns only when every child process has been shut down.
     ///
     /// Every connection runs in this one task group: the ones of the config now, and those the operator's
-    /// changes add later (handed over by ``connections``). Cancelling the run cancels them all, and each
+    /// changes add later (handed over by the ``lifecycle``). Cancelling the run cancels them all, and each
     /// closes what it opened before the group, and so the run, returns.
     package func run() async {
-        await startConnections(snapshot.specs.filter { !$0.disabled })
+        await lifecycle.startConnections(snapshot.specs.filter { !$0.disabled })
         await withDiscardingTaskGroup { group in
             group.addTask { await self.expireIdleSessions() }
             group.addTask { await self.pinning.runSaver() }
-            while let connection = await connections.next() {
-                group.addTask {
-                    await connection.run()
-                    self.connections.ended(connection)
-                }
-            }
-            connections.close()
+            await lifecycle.runConnections(in: &group)
         }
         pinning.saveAtEnd()
         sessions.endAll()
@@ -136,37 +142,4 @@ package final class Gateway: Sendable {
             try? await connector.time.sleep(until: next)
         }
     }
-
-    /// Makes a new connection own `spec`'s link and hands it to the run; it opens nothing before the
-    /// server's previous connection, if one is still stopping, has finished.
-    func startConnection(_ spec: ServerSpec) async {
-        await startConnections([spec])
-    }
-
-    /// ``startConnection(_:)`` for many servers, their links claimed in one change (200 servers at startup
-    /// rebuild the aggregate once, not 200 times).
-    func startConnections(_ specs: [ServerSpec]) async {
-        let owners = specs.map { _ in connections.newOwner() }
-        let owned = await registry.update { snapshot -> [Bool] in
-            zip(specs, owners).map { spec, owner in
-                guard snapshot.links[spec.id]?.spec == spec else { return false }
-                snapshot.links[spec.id]?.owner = owner
-                return true
-            }
-        }
-        for ((spec, owner), isOwned) in zip(zip(specs, owners), owned) where isOwned {
-            var logger = self.logger
-            logger[metadataKey: "yrden.upstream"] = "\(spec.id)"
-            connections.add(
-                UpstreamConnection(
-                    spec: spec,
-                    gateway: self,
-                    logger: logger,
-                    owner: owner,
-                    previous: connections.stillStopping(spec.id)
-                )
-            )
-        }
-    }
-
 }

@@ -30,7 +30,7 @@ import YrdenTesting
     @Test func addingAServerAppendsItAndAnnouncesIt() async throws {
         let gateway = gateway(spec("a"))
         let events = gateway.events.subscribe()
-        try await gateway.addServer(spec("b"))
+        try await gateway.lifecycle.addServer(spec("b"))
         #expect(gateway.snapshot.order == ["a", "b"])
         let seen = await take(1, from: events)
         guard case .serverAdded(let status) = seen.first else {
@@ -43,33 +43,33 @@ import YrdenTesting
 
     @Test func addingAnExistingIDIsRefused() async throws {
         let gateway = gateway(spec("a"))
-        await #expect(throws: ControlError.duplicateServer("a")) { try await gateway.addServer(spec("a")) }
+        await #expect(throws: ControlError.duplicateServer("a")) { try await gateway.lifecycle.addServer(spec("a")) }
     }
 
     @Test func removingAServerAnnouncesItAndUnknownIDsAreRefused() async throws {
         let gateway = gateway(spec("a"), spec("b"))
         let events = gateway.events.subscribe()
-        try await gateway.removeServer("a")
+        try await gateway.lifecycle.removeServer("a")
         #expect(gateway.snapshot.order == ["b"])
         #expect(await take(1, from: events) == [.serverRemoved(id: "a")])
-        await #expect(throws: ControlError.unknownServer("a")) { try await gateway.removeServer("a") }
+        await #expect(throws: ControlError.unknownServer("a")) { try await gateway.lifecycle.removeServer("a") }
     }
 
     @Test func replacingWithTheSameSpecRestartsNothing() async throws {
         let gateway = gateway(spec("a"))
-        #expect(try await gateway.replaceServer(spec("a")).restarted == false)
-        #expect(try await gateway.replaceServer(spec("a", command: "false")).restarted == true)
+        #expect(try await gateway.lifecycle.replaceServer(spec("a")).restarted == false)
+        #expect(try await gateway.lifecycle.replaceServer(spec("a", command: "false")).restarted == true)
         #expect(gateway.snapshot.links["a"]?.spec.transport == spec("a", command: "false").transport)
     }
 
     @Test func connectingADisabledServerIsAConflict() async {
         let gateway = gateway(spec("a"))
-        await #expect(throws: ControlError.self) { try await gateway.connectServer("a") }
+        await #expect(throws: ControlError.self) { try await gateway.lifecycle.connectServer("a") }
     }
 
     @Test func reconcileAddsRemovesRestartsAndKeepsTheNewOrder() async {
         let gateway = gateway(spec("a"), spec("b"), spec("c"))
-        let changes = await gateway.reconcile(to: [spec("d"), spec("c", command: "false"), spec("a")])
+        let changes = await gateway.lifecycle.reconcile(to: [spec("d"), spec("c", command: "false"), spec("a")])
         #expect(changes.added == ["d"])
         #expect(changes.removed == ["b"])
         #expect(changes.restarted == ["c"])
@@ -80,7 +80,7 @@ import YrdenTesting
     @Test func aServerKeepsItsLogWhenReconfigured() async throws {
         let gateway = gateway(spec("a"))
         gateway.registry.logRing("a")?.append("before", event: "stderr")
-        try await gateway.replaceServer(spec("a", command: "false"))
+        try await gateway.lifecycle.replaceServer(spec("a", command: "false"))
         #expect(gateway.registry.logRing("a")?.recent().map(\.message) == ["before"])
     }
 
@@ -97,7 +97,7 @@ import YrdenTesting
         let running = await slowToStop(["a", "b"], closeDelay: .seconds(3))
         let gateway = running.gateway
         let started = ContinuousClock.now
-        let stoppedInTime = try await gateway.removeServer("a", stopLimit: .milliseconds(200))
+        let stoppedInTime = try await gateway.lifecycle.removeServer("a", stopLimit: .milliseconds(200))
         let waited = ContinuousClock.now - started
         #expect(!stoppedInTime)
         #expect(waited < .seconds(2), "waited \(waited)")
@@ -109,9 +109,9 @@ import YrdenTesting
     @Test func aServerAddedAgainStartsOnlyAfterItsOldRunHasStopped() async throws {
         let running = await slowToStop(["a"], closeDelay: .milliseconds(500))
         let gateway = running.gateway
-        let stoppedInTime = try await gateway.removeServer("a", stopLimit: .milliseconds(50))
+        let stoppedInTime = try await gateway.lifecycle.removeServer("a", stopLimit: .milliseconds(50))
         #expect(!stoppedInTime)
-        try await gateway.addServer(stdioSpec("a"))
+        try await gateway.lifecycle.addServer(stdioSpec("a"))
         #expect(await running.until { $0.links["a"]?.state.isConnected == true })
         #expect(running.channels.journal.elements == ["open a", "closed a", "open a"])
         await running.stop()
@@ -120,7 +120,7 @@ import YrdenTesting
     @Test func aDisconnectThatOutlastsTheStopLimitShowsDisconnectedOnceStopped() async throws {
         let running = await slowToStop(["a"], closeDelay: .milliseconds(300))
         let gateway = running.gateway
-        let stoppedInTime = try await gateway.disconnectServer("a", stopLimit: .milliseconds(50))
+        let stoppedInTime = try await gateway.lifecycle.disconnectServer("a", stopLimit: .milliseconds(50))
         #expect(!stoppedInTime)
         #expect(await running.until { $0.links["a"]?.state == .disconnected })
         #expect(gateway.snapshot.links["a"]?.state == .disconnected)
@@ -131,7 +131,7 @@ import YrdenTesting
         let running = await slowToStop(["a", "b", "c"], closeDelay: .seconds(3))
         let gateway = running.gateway
         let started = ContinuousClock.now
-        let changes = await gateway.reconcile(to: [stdioSpec("c")], stopLimit: .milliseconds(300))
+        let changes = await gateway.lifecycle.reconcile(to: [stdioSpec("c")], stopLimit: .milliseconds(300))
         let waited = ContinuousClock.now - started
         #expect(changes.removed == ["a", "b"])
         #expect(Set(changes.stillStopping) == ["a", "b"])

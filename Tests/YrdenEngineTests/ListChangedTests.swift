@@ -53,14 +53,14 @@ import YrdenTesting
         let sessions = [try await running.openSession(), try await running.openSession()]
         let inboxes = sessions.map { Recording.following($0.openNotificationStream()) }
 
-        try await running.gateway.addServer(stdioSpec("b"))
+        try await running.gateway.lifecycle.addServer(stdioSpec("b"))
         #expect(await running.connected("b"))
         for inbox in inboxes {
             #expect(await inbox.count(atLeast: 1, where: Self.isToolsChanged), "b's tools arrived")
         }
         #expect(running.gateway.snapshot.catalog.routeTool("b__echo") != nil)
 
-        #expect(try await running.gateway.removeServer("b"))
+        #expect(try await running.gateway.lifecycle.removeServer("b"))
         for inbox in inboxes {
             #expect(await inbox.count(atLeast: 2, where: Self.isToolsChanged), "b's tools left")
         }

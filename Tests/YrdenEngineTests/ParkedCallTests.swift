@@ -159,7 +159,7 @@ import YrdenTesting
     /// rules.
     @Test func aTokenIsBoundToTheEndpointThatGaveIt() async throws {
         let running = Self.running()
-        await running.gateway.setProfiles([ProfileSpec(name: "all")])
+        await running.gateway.registry.setProfiles([ProfileSpec(name: "all")])
         #expect(await running.connected("a"))
         let (key, state) = try await park(running)
         let responses: JSONValue = .object([key: Self.sampled])

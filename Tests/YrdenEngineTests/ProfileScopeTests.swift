@@ -17,7 +17,7 @@ import YrdenTesting
         channels["a"].change { $0.tools = [FakeUpstreamScript.tool("echo"), FakeUpstreamScript.tool("secret")] }
         channels["b"].change { $0.tools = [FakeUpstreamScript.tool("other")] }
         let running = RunningGateway([stdioSpec("a"), stdioSpec("b")], channels: channels)
-        await running.gateway.setProfiles(profiles)
+        await running.gateway.registry.setProfiles(profiles)
         return running
     }
 

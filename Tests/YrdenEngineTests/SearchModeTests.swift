@@ -38,7 +38,7 @@ import YrdenTesting
             [stdioSpec("cal"), stdioSpec("tasks"), stdioSpec("ci"), stdioSpec("files")],
             channels: channels
         )
-        await running.gateway.setProfiles([
+        await running.gateway.registry.setProfiles([
             ProfileSpec(name: "assistant", toolMode: .search),
             ProfileSpec(name: "onlyFiles", servers: ["files"], toolMode: .search),
         ])

@@ -90,7 +90,7 @@ import YrdenTesting
 
     @Test func aClientOfAProfileIsRefusedToo() async throws {
         let running = Self.running(.enforce)
-        await running.gateway.setProfiles([ProfileSpec(name: "p", servers: ["a"])])
+        await running.gateway.registry.setProfiles([ProfileSpec(name: "p", servers: ["a"])])
         #expect(await running.connected("a"))
         let profile = try await running.openSession(scope: .profile("p"))
         await Self.rugPull(running)
@@ -206,7 +206,7 @@ import YrdenTesting
         let running = Self.running(.warn)
         #expect(await running.connected("a"))
         #expect(running.gateway.pinning.book["a", "echo"] != nil)
-        try await running.gateway.removeServer("a")
+        try await running.gateway.lifecycle.removeServer("a")
         #expect(running.gateway.pinning.book.servers["a"] == nil)
         await running.stop()
     }

@@ -63,7 +63,7 @@ import YrdenTransport
         #expect(running["a"].requests(MCPMethod.subscriptionsListen).isEmpty)
 
         // The era is cached: a reconnection goes straight to the handshake.
-        #expect(try await running.gateway.restartServer("a"))
+        #expect(try await running.gateway.lifecycle.restartServer("a"))
         #expect(await running.until { _ in running.channels.opens("a") == 2 })
         #expect(await running.connected("a"))
         #expect(running["a"].requests(MCPMethod.serverDiscover).count == 1)
@@ -99,7 +99,7 @@ import YrdenTransport
         #expect(await running.connected("a"))
         #expect(running.gateway.snapshot.status(of: "a")?.era == "handshake")
         running["a"].change { $0.modern = true }
-        #expect(try await running.gateway.restartServer("a"))
+        #expect(try await running.gateway.lifecycle.restartServer("a"))
         #expect(
             await running.until {
                 $0.links["a"]?.state.isConnected == true && $0.links["a"]?.client != nil

@@ -30,7 +30,7 @@ package struct SignInControl: Sendable {
             // The failure is in the progress (failed, with the reason) the caller gets back.
         }
         // A server already running is left as it is: its connection is waiting for this sign-in.
-        if !spec.disabled { try await gateway.connectServer(id) }
+        if !spec.disabled { try await gateway.lifecycle.connectServer(id) }
         return SignInStatus(await session.progress)
     }
 
@@ -60,7 +60,7 @@ package struct SignInControl: Sendable {
         }
         switch gateway.registry.connectionState(of: id) {
         case .disconnected?, .disabled?, .stopped?, nil: break
-        default: try await gateway.restartServer(id)
+        default: try await gateway.lifecycle.restartServer(id)
         }
     }
 

@@ -6,7 +6,7 @@ import YrdenProtocol
 extension ServerRegistry {
     /// Replaces the profiles (the config file or the admin API changed them); their clients hear of it when
     /// their lists changed. Sessions of a profile that is gone end.
-    func setProfiles(_ profiles: [ProfileSpec]) async {
+    package func setProfiles(_ profiles: [ProfileSpec]) async {
         let removed = await update { snapshot -> Set<String> in
             let before = Set(snapshot.profileOrder)
             snapshot.setProfiles(profiles)

@@ -103,12 +103,12 @@ extension UpstreamConnection {
         if client.modernStamp != nil {
             // 2026-07-28 has no GET stream: changes come on a listen stream, opened before the lists are read
             // so that no change between the two is missed.
-            gateway.dispatcher.listen(to: spec.id, through: client, capabilities: handshake.capabilities)
+            owners.dispatcher.listen(to: spec.id, through: client, capabilities: handshake.capabilities)
         }
         var loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
         if client.modernStamp != nil, case .http = spec.transport {
             loader.dropsInvalidParamHeaders = true
-            let ring = gateway.registry.logRing(spec.id)
+            let ring = owners.registry.logRing(spec.id)
             let logger = self.logger
             loader.log = { line in
                 ring?.append(line, level: .warning, event: "catalog")
@@ -116,7 +116,7 @@ extension UpstreamConnection {
             }
         }
         let catalog = try await loader.loadAll()
-        let pinned = gateway.pinning.pinTools(of: spec.id, catalog)
+        let pinned = owners.pinning.pinTools(of: spec.id, catalog)
         inbox.report(
             .connected(
                 LiveUpstream(client: client, handshake: handshake, catalog: catalog, pinned: pinned),
@@ -132,9 +132,9 @@ extension UpstreamConnection {
             ]
         )
         // Clients followed resources of this server before it (re)connected.
-        await gateway.dispatcher.resubscribe(spec.id, through: client, timeout: spec.timeouts.request)
+        await owners.dispatcher.resubscribe(spec.id, through: client, timeout: spec.timeouts.request)
         if client.modernStamp == nil, handshake.capabilities["logging"] != nil,
-            let level = gateway.dispatcher.upstreamLogLevel
+            let level = owners.dispatcher.upstreamLogLevel
         {
             // Sessions asked for log messages before this server connected.
             _ = try? await client.request(
@@ -159,11 +159,11 @@ extension UpstreamConnection {
             case .closed(let error):
                 return error
             case .notification(let notification) where notification.method == MCPMethod.message:
-                gateway.dispatcher.relayLog(notification.params ?? [:], from: spec.id)
+                owners.dispatcher.relayLog(notification.params ?? [:], from: spec.id)
             case .notification(let notification) where notification.method == MCPMethod.elicitationComplete:
-                gateway.dispatcher.relayElicitationComplete(notification)
+                owners.dispatcher.relayElicitationComplete(notification)
             case .notification(let notification) where notification.method == MCPMethod.resourcesUpdated:
-                gateway.dispatcher.relayResourceUpdated(notification.params ?? [:], from: spec.id)
+                owners.dispatcher.relayResourceUpdated(notification.params ?? [:], from: spec.id)
             case .notification(let notification):
                 guard let kinds = Self.kindsChanged(by: notification.method) else { continue }
                 if let lastRefresh {
@@ -182,12 +182,12 @@ extension UpstreamConnection {
                 }
                 catalog = refreshed
                 if Task.isCancelled { return nil }
-                let pinned = kinds.contains(.tools) ? gateway.pinning.pinTools(of: spec.id, refreshed) : nil
+                let pinned = kinds.contains(.tools) ? owners.pinning.pinTools(of: spec.id, refreshed) : nil
                 await publishLink { [refreshed] in
                     $0.catalog = refreshed
                     if let pinned { $0.adopt(pinned.marks) }
                 }
-                gateway.events.publish(pinned?.announcements ?? [])
+                owners.events.publish(pinned?.announcements ?? [])
             }
         }
         return nil

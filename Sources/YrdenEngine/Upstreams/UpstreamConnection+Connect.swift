@@ -19,7 +19,7 @@ extension UpstreamConnection {
         }
         do {
             let connected = try await handshake(try openClient(authorizer: authorizer))
-            if gateway.snapshot.links[spec.id]?.fellBackToSSE == true {
+            if owners.registry.snapshot.links[spec.id]?.fellBackToSSE == true {
                 await publishLink { $0.fellBackToSSE = false }
             }
             return connected
@@ -64,7 +64,7 @@ extension UpstreamConnection {
                 arguments: args,
                 environment: env,
                 workingDirectory: cwd,
-                withheldEnvironment: gateway.connector.withheldEnvironment.names
+                withheldEnvironment: owners.connector.withheldEnvironment.names
             )
             return try open(.stdio(stdio), log: "stderr")
         case .http(let url, let headers, _, _):
@@ -103,7 +103,7 @@ extension UpstreamConnection {
     /// Opens `route` through the gateway's channel factory, the channel's diagnostics going to `log`'s stream;
     /// the client times its deadlines on the gateway's time source and counts the notifications it sheds.
     private func open(_ route: ChannelRoute, log stream: String) throws(UpstreamError) -> UpstreamClient {
-        let channels = gateway.connector.channels
+        let channels = owners.connector.channels
         let spec = self.spec
         let server = spec.id
         return try UpstreamClient(
@@ -113,7 +113,7 @@ extension UpstreamConnection {
                 note: gatewayNote(),
                 droppedLog: { GatewayMetrics.recordUnattributedLog(server: server) }
             ),
-            time: gateway.connector.time,
+            time: owners.connector.time,
             onShed: { coalesced, dropped in
                 GatewayMetrics.recordShedNotifications(server: server, coalesced: coalesced, dropped: dropped)
             }
@@ -124,14 +124,14 @@ extension UpstreamConnection {
     /// name the configured transport (`http`), so this is where the one actually used shows.
     private func noteTransport(_ message: String) {
         logger.info("\(message)")
-        gateway.registry.logRing(spec.id)?.append(message, level: .info, event: "transport")
+        owners.registry.logRing(spec.id)?.append(message, level: .info, event: "transport")
     }
 
     /// Where the gateway's own remarks about the server go (a request of the server it refused, a message it
     /// ignored): logged as the gateway's, naming the server, and kept in the server's ring as the gateway's
     /// (`gateway`), never in its `stderr` stream as if the server had written them.
     private func gatewayNote() -> @Sendable (String) -> Void {
-        let ring = gateway.registry.logRing(spec.id)
+        let ring = owners.registry.logRing(spec.id)
         let logger = self.logger
         let secrets = ServerSecrets(spec)
         return { remark in
@@ -143,7 +143,7 @@ extension UpstreamConnection {
 
     /// Where a channel's diagnostics go: the server's log ring (the admin API's view) and debug logging.
     private func channelLog(stream: String) -> @Sendable (String) -> Void {
-        let ring = gateway.registry.logRing(spec.id)
+        let ring = owners.registry.logRing(spec.id)
         let logger = self.logger
         let secrets = ServerSecrets(spec)
         return { written in

@@ -68,7 +68,7 @@ extension UpstreamConnection {
 
     /// Keeps the era found for the server's life in the gateway (its link), from this attempt on.
     private func remember(_ era: UpstreamEra) async {
-        guard gateway.snapshot.links[spec.id]?.knownEra != era else { return }
+        guard owners.registry.snapshot.links[spec.id]?.knownEra != era else { return }
         await publishLink { $0.knownEra = era }
     }
 
@@ -97,7 +97,7 @@ extension UpstreamConnection {
     /// Whether the server was found to be of the handshake era: the era is kept per server (``ServerLink/knownEra``,
     /// or the last connection's handshake).
     private var knownToBeOfTheHandshakeEra: Bool {
-        guard let link = gateway.snapshot.links[spec.id] else { return false }
+        guard let link = owners.registry.snapshot.links[spec.id] else { return false }
         if let era = link.knownEra { return era == .handshake }
         guard let version = link.lastHandshake?.protocolVersion else { return false }
         return ProtocolVersion.isSupported(version)

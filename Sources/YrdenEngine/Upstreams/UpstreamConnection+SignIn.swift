@@ -8,7 +8,7 @@ extension UpstreamConnection {
     /// in, the attempt reports it (the server shows `authenticating`) and waits, on the sign-in's own events.
     func signIn() async throws(UpstreamError) -> (any UpstreamSignIn)? {
         guard spec.signsIn else { return nil }
-        guard let credentials = gateway.connector.credentials else {
+        guard let credentials = owners.connector.credentials else {
             throw UpstreamError(.auth, "this gateway was started without OAuth support, which server \(spec.id) needs")
         }
         let connection = self
@@ -29,8 +29,8 @@ extension UpstreamConnection {
     /// this where it cannot wait, so the change is queued without waiting for it (after the connection's
     /// changes queued before, ahead of those queued after).
     private func reportSignIn(_ status: SignInStatus) {
-        gateway.registry.publishSoon(spec.id, owner: owner) { $0.auth = status }
-        gateway.registry.logRing(spec.id)?.append(status.logLine, level: .notice, event: "auth")
+        owners.registry.publishSoon(spec.id, owner: owner) { $0.auth = status }
+        owners.registry.logRing(spec.id)?.append(status.logLine, level: .notice, event: "auth")
     }
 }
 

@@ -20,7 +20,8 @@ struct LiveUpstream: Sendable {
 /// handshake, list, then follow and ping) runs as a child task of the loop, so closing it is cancelling it.
 struct UpstreamConnection: Sendable {
     let spec: ServerSpec
-    let gateway: Gateway
+    /// The owners it reports to (registry, dispatch, pinning, events, connector), not the gateway.
+    let owners: ConnectionOwners
     let logger: Logger
     /// The token the server's link carries while this connection owns it; a late write of an older
     /// connection of the same server finds another token and is dropped.
@@ -34,7 +35,7 @@ struct UpstreamConnection: Sendable {
 
     typealias Action = UpstreamLifecycle.Action
 
-    var time: any TimeSource { gateway.connector.time }
+    var time: any TimeSource { owners.connector.time }
 
     /// Runs until stopped by a `stop` command or by cancellation (the gateway stopping).
     func run() async {
@@ -128,7 +129,7 @@ struct UpstreamConnection: Sendable {
             return life.handle(.failed(error, at: at))
         case .report(.connected(let live, let at)):
             let actions = life.handle(.connected(at: at))
-            defer { gateway.events.publish(live.pinned.announcements) }
+            defer { owners.events.publish(live.pinned.announcements) }
             guard actions.contains(.publish(.connected(since: at))) else { return actions }
             await publishLink { link in
                 link.state = .connected(since: at)
@@ -180,7 +181,7 @@ struct UpstreamConnection: Sendable {
 
     /// Applies `change` to the server's link while this connection owns it.
     func publishLink(_ change: @escaping @Sendable (inout ServerLink) -> Void) async {
-        await gateway.registry.publish(spec.id, owner: owner, change)
+        await owners.registry.publish(spec.id, owner: owner, change)
     }
 
     /// Logs a change in the server's life, and keeps it in the server's ring for the admin API.
@@ -188,7 +189,7 @@ struct UpstreamConnection: Sendable {
         logger.log(level: level, "\(message)", metadata: metadata)
         var strings: [String: String] = [:]
         for (key, value) in metadata { strings[key] = "\(value)" }
-        gateway.registry.logRing(spec.id)?.append(message, level: level, event: "state", metadata: strings)
+        owners.registry.logRing(spec.id)?.append(message, level: level, event: "state", metadata: strings)
     }
 
     /// The reason, plus what the server last wrote to stderr: usually the real cause (a missing module, a bad
@@ -196,7 +197,7 @@ struct UpstreamConnection: Sendable {
     private func failureMetadata(_ error: UpstreamError) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["reason": "\(error)", "kind": "\(error.kind.rawValue)"]
         if let status = error.httpStatus { metadata["httpStatus"] = "\(status)" }
-        let tail = (gateway.registry.logRing(spec.id)?.recent() ?? []).filter { $0.event == "stderr" }.suffix(3).map(
+        let tail = (owners.registry.logRing(spec.id)?.recent() ?? []).filter { $0.event == "stderr" }.suffix(3).map(
             \.message
         )
         if !tail.isEmpty { metadata["stderr"] = "\(tail.joined(separator: " | "))" }

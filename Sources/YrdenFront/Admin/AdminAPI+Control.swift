@@ -12,7 +12,7 @@ extension AdminAPI {
         _ = try status(of: id)
         do { try await store.connectServer(id: id) } catch { throw Self.problem(for: error) }
         // The connection takes the command on its own task; the answer shows it taken (`connecting`).
-        _ = await gateway.commandsCarriedOut(for: id)
+        _ = await gateway.lifecycle.commandsCarriedOut(for: id)
         return try await accepted(id)
     }
 

@@ -19,7 +19,7 @@ package struct ReconcileChanges: Sendable, Hashable {
     package var stillStopping: [String] = []
 }
 
-extension Gateway {
+extension ServerLifecycle {
     /// How long an operator's change waits for a server to stop (a stdio child gets closed stdin, SIGTERM after
     /// 2 s and SIGKILL after 5 s, so a healthy one is gone well within it). Past it the change is applied all
     /// the same and the server finishes stopping in the background.
@@ -46,7 +46,7 @@ extension Gateway {
         _ spec: ServerSpec,
         stopLimit limit: Duration = stopLimit
     ) async throws(ControlError) -> (restarted: Bool, stoppedInTime: Bool) {
-        guard let old = snapshot.links[spec.id]?.spec else { throw .unknownServer(spec.id) }
+        guard let old = registry.snapshot.links[spec.id]?.spec else { throw .unknownServer(spec.id) }
         guard old != spec else { return (false, true) }
         let late = await stopConnections([spec.id], within: limit)
         await registry.update { snapshot in
@@ -62,7 +62,7 @@ extension Gateway {
     /// exited and been reaped); otherwise it is removed all the same and finishes stopping in the background.
     @discardableResult
     package func removeServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
-        guard snapshot.links[id] != nil else { throw .unknownServer(id) }
+        guard registry.snapshot.links[id] != nil else { throw .unknownServer(id) }
         let late = await stopConnections([id], within: limit)
         await registry.update { snapshot in
             snapshot.links.removeValue(forKey: id)
@@ -77,7 +77,7 @@ extension Gateway {
     /// Starts connecting a server that is disconnected or gave up; one connected, connecting or waiting for
     /// its next retry is left as it is.
     package func connectServer(_ id: String) async throws(ControlError) {
-        guard let spec = snapshot.links[id]?.spec else { throw .unknownServer(id) }
+        guard let spec = registry.snapshot.links[id]?.spec else { throw .unknownServer(id) }
         guard !spec.disabled else {
             throw .conflict("server \(id) is disabled; enable it (\"disabled\": false) before connecting it")
         }
@@ -108,7 +108,7 @@ extension Gateway {
     /// within `limit`; otherwise the new attempt starts once it has.
     @discardableResult
     package func restartServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
-        guard let spec = snapshot.links[id]?.spec else { throw .unknownServer(id) }
+        guard let spec = registry.snapshot.links[id]?.spec else { throw .unknownServer(id) }
         guard !spec.disabled else {
             throw .conflict("server \(id) is disabled; enable it (\"disabled\": false) before connecting it")
         }
@@ -126,7 +126,7 @@ extension Gateway {
         to id: String,
         within limit: Duration
     ) async throws(ControlError) -> Bool {
-        guard snapshot.links[id] != nil else { throw .unknownServer(id) }
+        guard registry.snapshot.links[id] != nil else { throw .unknownServer(id) }
         guard let connection = connections.connection(id) else { return true }
         let done = Completion()
         guard connection.inbox.send(event, done: done) else {
@@ -150,18 +150,12 @@ extension Gateway {
         connector.credentials?.forget(id)
     }
 
-    /// Replaces the profiles (the config file or the admin API changed them); their clients hear of it when
-    /// their lists changed. Sessions of a profile that is gone end.
-    package func setProfiles(_ profiles: [ProfileSpec]) async {
-        await registry.setProfiles(profiles)
-    }
-
     /// Makes the running set of servers match `servers`: new ones are added, missing ones removed, changed
     /// ones restarted; the rest keep running untouched. The order of `servers` becomes the config order.
     /// Servers leaving or restarting are stopped together, all within one `limit`.
     package func reconcile(to servers: [ServerSpec], stopLimit limit: Duration = stopLimit) async -> ReconcileChanges {
         var changes = ReconcileChanges()
-        let current = snapshot
+        let current = registry.snapshot
         let wanted = Set(servers.map(\.id))
         changes.removed = current.order.filter { !wanted.contains($0) }
         var restarting: [ServerSpec] = []
