@@ -72,4 +72,37 @@ import YrdenProtocol
         #expect(prepared.conflicts.count == 1, "b's a__y clashes with a's and a keeps it")
         #expect(!prepared.listDiffers(.tools, from: fresh))
     }
+
+    /// When only pinning's marks move, the kept part is re-marked tool by tool, and equals the part prepared
+    /// from scratch with the new marks at every step (withheld, flagged, approved, changed again).
+    @Test func aPartWhoseMarksMoveEqualsOnePreparedAfresh() {
+        let kept = CatalogContributions()
+        let spec = spec("a", deny: ["t3"])
+        let catalog = catalog((0..<8).map { "t\($0)" })
+        let steps = [
+            ToolPinMarks(),
+            ToolPinMarks(withheld: ["t1": ["description"], "t3": ["title"], "t5": ["inputSchema"]]),
+            ToolPinMarks(withheld: ["t1": ["description"], "t5": ["inputSchema"]]),
+            ToolPinMarks(withheld: ["t5": ["inputSchema", "title"]], flagged: ["t0": ["description"]]),
+            ToolPinMarks(flagged: ["t0": ["description"], "t7": ["title"]]),
+            ToolPinMarks(),
+        ]
+        for marks in steps {
+            let part = kept.contribution(of: spec, catalog: catalog, pinMarks: marks, separator: "__")
+            let fresh = CatalogContribution(
+                catalog: catalog,
+                prefix: spec.prefix,
+                separator: "__",
+                pinMarks: marks,
+                permitsTool: { spec.toolFilter.permits($0) }
+            )
+            #expect(part.tools.map(\.exposed) == fresh.tools.map(\.exposed))
+            #expect(part.tools.map(\.value) == fresh.tools.map(\.value))
+            #expect(part.tools.map(\.digest) == fresh.tools.map(\.digest))
+            #expect(
+                part.withheld.map { "\($0.exposed) \($0.name) \($0.changedFields)" }
+                    == fresh.withheld.map { "\($0.exposed) \($0.name) \($0.changedFields)" }
+            )
+        }
+    }
 }

@@ -50,6 +50,43 @@ package struct CatalogContribution: Sendable {
         }
     }
 
+    private init() {}
+
+    /// This part with pinning's marks moved from `old` to `new` (an approval, a definition changed): the
+    /// items of the tools whose marks did not move are kept as they are, and only the others prepared again.
+    /// `catalog` and `digests` are the ones this part was prepared from (the digests of its tools).
+    func remarked(
+        catalog: ServerCatalog,
+        digests: [Int],
+        from old: ToolPinMarks,
+        to new: ToolPinMarks,
+        prefix: String,
+        separator: String,
+        permitsTool: (String) -> Bool
+    ) -> CatalogContribution {
+        var moved = Set<String>()
+        for (before, after) in [(old.withheld, new.withheld), (old.flagged, new.flagged)] {
+            for (name, fields) in before where after[name] != fields { moved.insert(name) }
+            for (name, fields) in after where before[name] != fields { moved.insert(name) }
+        }
+        var part = CatalogContribution()
+        part.prompts = prompts
+        part.tools.reserveCapacity(max(0, tools.count + old.withheld.count - new.withheld.count))
+        // This part's tools follow the catalog's order, so each one kept is met in a single walk.
+        var next = 0
+        for (tool, digest) in zip(catalog.tools, digests) {
+            guard let name = tool["name"]?.stringValue, permitsTool(name) else { continue }
+            let kept = next < tools.count && tools[next].name == name ? tools[next] : nil
+            if kept != nil { next += 1 }
+            if let kept, !moved.contains(name) {
+                part.tools.append(kept)
+            } else {
+                part.appendMarked(tool, name: name, digest: digest, new, prefix: prefix, separator: separator)
+            }
+        }
+        return part
+    }
+
     /// A tool of a server some of whose tools pinning withholds or flags.
     private mutating func appendMarked(
         _ tool: JSONObject,
@@ -122,19 +159,31 @@ final class CatalogContributions: Sendable {
     ) -> CatalogContribution {
         let toolDigests = catalog.digests(.tools)
         let promptDigests = catalog.digests(.prompts)
-        if let kept = entries.withLock({ $0[spec.id] }), kept.prefix == spec.prefix, kept.filter == spec.toolFilter,
-            kept.pinMarks == pinMarks, kept.toolDigests == toolDigests, kept.promptDigests == promptDigests
-        {
-            return kept.contribution
+        let kept = entries.withLock { $0[spec.id] }.flatMap { kept in
+            kept.prefix == spec.prefix && kept.filter == spec.toolFilter && kept.toolDigests == toolDigests
+                && kept.promptDigests == promptDigests ? kept : nil
         }
+        if let kept, kept.pinMarks == pinMarks { return kept.contribution }
         let filter = spec.toolFilter
-        let contribution = CatalogContribution(
-            catalog: catalog,
-            prefix: spec.prefix,
-            separator: separator,
-            pinMarks: pinMarks,
-            permitsTool: { filter.permits($0) }
-        )
+        // Only pinning's marks moved (an approval publishes one tool's): the other tools' items are kept,
+        // rather than renaming and copying 5,000 tools for each round of approvals.
+        let contribution =
+            kept?.contribution.remarked(
+                catalog: catalog,
+                digests: toolDigests,
+                from: kept?.pinMarks ?? ToolPinMarks(),
+                to: pinMarks,
+                prefix: spec.prefix,
+                separator: separator,
+                permitsTool: { filter.permits($0) }
+            )
+            ?? CatalogContribution(
+                catalog: catalog,
+                prefix: spec.prefix,
+                separator: separator,
+                pinMarks: pinMarks,
+                permitsTool: { filter.permits($0) }
+            )
         let entry = Entry(
             toolDigests: toolDigests,
             promptDigests: promptDigests,
