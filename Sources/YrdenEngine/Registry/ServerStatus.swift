@@ -10,6 +10,9 @@ package struct ServerStatus: Sendable, Hashable {
     /// What the server offers on the aggregated endpoint (after its tool filter and name conflicts); zero while
     /// it is not connected.
     package internal(set) var counts: CatalogCounts
+    /// Whether ``counts`` are the server's part of the aggregate (it is connected and its lists are in it),
+    /// not the zeros of a server that offers nothing now: health reports counts only then.
+    package internal(set) var inAggregate = false
     /// The current connection's handshake; `nil` while not connected.
     package internal(set) var handshake: UpstreamHandshake?
     /// The handshake of the last successful connection, kept across disconnects.
@@ -48,7 +51,8 @@ extension ServerRegistry.Snapshot {
     package func status(of id: String) -> ServerStatus? {
         guard let link = links[id] else { return nil }
         var counts = CatalogCounts()
-        if link.state.isConnected, let aggregated = catalog.counts[id] {
+        let aggregated = link.state.isConnected ? catalog.counts[id] : nil
+        if let aggregated {
             counts = CatalogCounts(
                 tools: aggregated.tools,
                 prompts: aggregated.prompts,
@@ -59,6 +63,7 @@ extension ServerRegistry.Snapshot {
             spec: link.spec,
             state: link.state,
             counts: counts,
+            inAggregate: aggregated != nil,
             handshake: link.handshake,
             lastHandshake: link.lastHandshake,
             lastFailure: link.lastFailure,

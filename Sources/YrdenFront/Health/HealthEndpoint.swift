@@ -24,24 +24,22 @@ package struct HealthEndpoint: Sendable {
     }
 
     private func report(status: String) -> JSONValue {
-        let snapshot = gateway.snapshot
         var servers = JSONObject()
-        for spec in snapshot.specs {
-            guard let link = snapshot.links[spec.id] else { continue }
-            var entry: JSONObject = ["state": .string(link.state.name), "transport": .string(link.transportName)]
-            if let era = snapshot.status(of: spec.id)?.era { entry["era"] = .string(era) }
-            if let counts = snapshot.catalog.counts[spec.id], link.state.isConnected {
-                entry["tools"] = .int(counts.tools)
-                entry["prompts"] = .int(counts.prompts)
-                entry["resources"] = .int(counts.resources)
+        for server in gateway.registry.statuses {
+            var entry: JSONObject = ["state": .string(server.state.name), "transport": .string(server.transportName)]
+            if let era = server.era { entry["era"] = .string(era) }
+            if server.inAggregate {
+                entry["tools"] = .int(server.counts.tools)
+                entry["prompts"] = .int(server.counts.prompts)
+                entry["resources"] = .int(server.counts.resources)
             }
-            if let error = link.state.lastError ?? link.lastFailure?.error {
+            if let error = server.state.lastError ?? server.lastFailure?.error {
                 var lastError: JSONObject = ["kind": .string(error.kind.rawValue), "message": .string(error.message)]
                 if let status = error.httpStatus { lastError["httpStatus"] = .int(status) }
-                if let at = link.lastFailure?.at { lastError["at"] = .string(RFC3339.string(epochSeconds: at)) }
+                if let at = server.lastFailure?.at { lastError["at"] = .string(RFC3339.string(epochSeconds: at)) }
                 entry["lastError"] = .object(lastError)
             }
-            servers[spec.id] = .object(entry)
+            servers[server.id] = .object(entry)
         }
         let uptime = ContinuousClock.now - startedAt
         return [
