@@ -11,12 +11,12 @@ package enum ControlError: Error, Sendable, Hashable {
 
 /// What a reconcile did, server by server.
 package struct ReconcileChanges: Sendable, Hashable {
-    package var added: [String] = []
-    package var removed: [String] = []
-    package var restarted: [String] = []
-    package var unchanged: [String] = []
+    package internal(set) var added: [String] = []
+    package internal(set) var removed: [String] = []
+    package internal(set) var restarted: [String] = []
+    package internal(set) var unchanged: [String] = []
     /// Removed or restarted servers that had not stopped by the time limit; they stop in the background.
-    package var stillStopping: [String] = []
+    package internal(set) var stillStopping: [String] = []
 }
 
 extension ServerLifecycle {
