@@ -103,6 +103,14 @@ measure_fleet() {
   list_all fleet.list "$expected" "$FLEET_LISTINGS"
   R[fleet.rss_listed]=$(( $(rss_kb "$GW_PID") / 1024 )); R[fleet.threads_listed]=$(threads "$GW_PID")
   stop
+  # A restart on the same data directory reads the pin file the first run wrote (every tool pinned).
+  [ -s "$OUT/data/tool-pins.json" ] || { echo "the fleet's first run left no pin file in $OUT/data" >&2; exit 1; }
+  launch "$OUT/fleet.json"
+  out=$("$OUT/wait_connected" -N "$FLEET" -S "$T0" -P "$GW_PID" -T 60 "$BASE/healthz" 2>&1) || {
+    echo "after a restart, a gateway with $FLEET stdio upstreams did not connect them all: $out" >&2; exit 1
+  }
+  R[fleet.rss_restart]=$(( $(rss_kb "$GW_PID") / 1024 ))
+  stop
 }
 
 # measure_eras: on one gateway in front of the C echo server, a handshake session's tools/call and a stateless
@@ -215,6 +223,7 @@ fleet_row() { printf '%-44s %16s %12s\n' "$@"; }
 printf '\n'; fleet_row "$FLEET stdio upstreams × $FLEET_TOOLS padding tools" "yrden → C" "budget"
 fleet_row "start → all connected ms" "${R[fleet.ready]}" "< $BUDGET_READY_MS"
 fleet_row "gateway RSS MB after ready → after listings" "${R[fleet.rss_ready]} → ${R[fleet.rss_listed]}" "<= $BUDGET_RSS_MB"
+fleet_row "gateway RSS MB after a restart (pins read)" "${R[fleet.rss_restart]}" "<= $BUDGET_RSS_MB"
 fleet_row "gateway threads after ready → after listings" "${R[fleet.threads]} → ${R[fleet.threads_listed]}" "<= $BUDGET_THREADS"
 fleet_row "gateway open files after ready" "${R[fleet.fds]}" ""
 fleet_row "tools listed (pages) per whole listing" "${R[fleet.list.tools]} (${R[fleet.list.pages]})" ""
@@ -252,6 +261,7 @@ printf '%-44s %12s   (no budget: the figure above is the one the issue sets)\n' 
 budget "calls/s, 64 connections" "${R[gw_c.c64]}" "${R[direct_c.c64]}" ">=" "$BUDGET_C64"
 budget "$FLEET upstreams: start to all connected ms" "${R[fleet.ready]}" "" "<" "$BUDGET_READY_MS"
 budget "$FLEET upstreams: RSS MB after ready" "${R[fleet.rss_ready]}" "" "<=" "$BUDGET_RSS_MB"
+budget "$FLEET upstreams: RSS MB after a restart" "${R[fleet.rss_restart]}" "" "<=" "$BUDGET_RSS_MB"
 budget "$FLEET upstreams: threads" "${R[fleet.threads]}" "" "<=" "$BUDGET_THREADS"
 budget "$FLEET upstreams: whole tools/list p50 ms" "${R[fleet.list.p50_ms]}" "" "<=" "$BUDGET_LIST_MS"
 budget "$FLEET upstreams: whole tools/list p99 ms" "${R[fleet.list.p99_ms]}" "" "<=" "$BUDGET_LIST_MS"
