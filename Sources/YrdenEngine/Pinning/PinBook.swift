@@ -230,18 +230,26 @@ package struct PinBook: Sendable, Hashable {
             pins[tool.name] = pin
             if pin != before { observation.modified = true }
         }
-        for (name, pin) in pins where pin.unlistedAt == nil && !listed.contains(name) {
-            pins[name]?.unlistedAt = now
-            observation.modified = true
-        }
-        let unlisted = pins.filter { $0.value.unlistedAt != nil }
-        if unlisted.count > Self.maxUnlisted {
-            let oldest = unlisted.sorted { ($0.value.unlistedAt ?? 0, $0.key) < ($1.value.unlistedAt ?? 0, $1.key) }
-            for (name, _) in oldest.prefix(unlisted.count - Self.maxUnlisted) { pins[name] = nil }
-        }
+        if Self.markUnlisted(&pins, listed: listed, at: now) { observation.modified = true }
         servers[server] = ServerPins(pins)
         storedBytes += Self.bytes(of: pins) - bytesBefore
         return observation
+    }
+
+    /// Marks the pins of tools the listing no longer has as unlisted since `now`, and forgets the oldest of
+    /// them beyond ``maxUnlisted``; `true` when a pin was newly marked.
+    private static func markUnlisted(_ pins: inout [String: Pin], listed: Set<String>, at now: Double) -> Bool {
+        var marked = false
+        for (name, pin) in pins where pin.unlistedAt == nil && !listed.contains(name) {
+            pins[name]?.unlistedAt = now
+            marked = true
+        }
+        let unlisted = pins.filter { $0.value.unlistedAt != nil }
+        if unlisted.count > maxUnlisted {
+            let oldest = unlisted.sorted { ($0.value.unlistedAt ?? 0, $0.key) < ($1.value.unlistedAt ?? 0, $1.key) }
+            for (name, _) in oldest.prefix(unlisted.count - maxUnlisted) { pins[name] = nil }
+        }
+        return marked
     }
 
     /// The definitions of `server`'s pins kept in the store that a listing of `tools` would diff (a pinned
