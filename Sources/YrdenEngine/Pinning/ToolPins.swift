@@ -213,17 +213,16 @@ package final class ToolPins: Sendable {
 
     /// The last save, when the gateway stops: approvals still waiting hear how it went.
     func saveAtEnd(failed: (any Error) -> Void) {
-        let (servers, round) = state.withLock { state in
-            defer { state.unpublished = [] }
-            return (state.unpublished, state.nextRound)
+        // The servers waiting to be published are not: the catalog is being taken down.
+        let round = state.withLock { state in
+            state.unpublished = []
+            return state.nextRound
         }
         var failure: (any Error)?
         do { try saveLatest() } catch {
             failure = error
             failed(error)
         }
-        // Not published: the catalog is being taken down.
-        _ = servers
         round.finish(failure.map { "\($0)" })
     }
 
