@@ -28,23 +28,17 @@ extension Dispatcher {
         sessions.all().compactMap(\.logLevel).min()
     }
 
-    /// Sends every connected handshake-era upstream that declares `logging` the level sessions want, and
-    /// waits for their answers (each within its request timeout). Failures are the upstream's to log.
+    /// Tells every connected upstream the level sessions want (in its era: see
+    /// ``UpstreamClient/setLogLevel(_:capabilities:timeout:)``), and waits for their answers (each within its
+    /// request timeout). Failures are the upstream's to log.
     func askUpstreamsToLog(_ snapshot: Snapshot) async {
         guard let level = upstreamLogLevel else { return }
         await withDiscardingTaskGroup { group in
             for link in snapshot.links.values where link.state.isConnected {
-                guard let client = link.client, client.modernStamp == nil,
-                    link.handshake?.capabilities["logging"] != nil
-                else { continue }
+                guard let client = link.client else { continue }
+                let capabilities = link.handshake?.capabilities ?? [:]
                 let timeout = link.spec.timeouts.request
-                group.addTask {
-                    _ = try? await client.request(
-                        MCPMethod.loggingSetLevel,
-                        params: ["level": .string(level.rawValue)],
-                        options: RequestOptions(timeout: timeout)
-                    )
-                }
+                group.addTask { await client.setLogLevel(level, capabilities: capabilities, timeout: timeout) }
             }
         }
     }

@@ -4,11 +4,9 @@ import YrdenProtocol
 import YrdenTransport
 
 /// Resource subscriptions: a client follows a resource (`resources/subscribe` in a session, or a listen
-/// stream's `resourceSubscriptions`), the upstream that owns it is subscribed once however many follow it,
-/// and its `notifications/resources/updated` reach the followers only.
-///
-/// Upstreams of the handshake era are subscribed with `resources/subscribe`; those of 2026-07-28 get the
-/// followed URIs in their listen stream's filter, which is opened anew when the set changes.
+/// stream's `resourceSubscriptions`), the upstream that owns it is asked to follow it once however many
+/// clients do, and its `notifications/resources/updated` reach the followers only. How an upstream is asked
+/// is its era's business (``UpstreamClient/follow(_:capabilities:timeout:)``).
 extension Dispatcher {
     /// Whether any connected upstream lets its resources be followed.
     static func offersSubscriptions(_ snapshot: Snapshot, scope: CatalogScope = .gateway) -> Bool {
@@ -18,17 +16,19 @@ extension Dispatcher {
         }
     }
 
-    /// Opens (or opens anew) a 2026-07-28 upstream's listen stream: the list changes it announces, and the
-    /// resources of its that clients follow.
-    func listen(to server: String, through client: UpstreamClient, capabilities: JSONObject) {
-        var filter = UpstreamConnection.listenFilter(capabilities)
-        let followed = resourceSubscriptions.uris(on: server)
-        if !followed.isEmpty { filter["resourceSubscriptions"] = .array(followed.map { .string($0) }) }
-        guard !filter.isEmpty else { return }
-        client.listen(filter)
+    /// Asks `server`, through its connected `client`, for its list changes and for the resources of its that
+    /// clients follow now; returns the URIs it refused, with why.
+    @discardableResult
+    func follow(
+        _ server: String,
+        through client: UpstreamClient,
+        capabilities: JSONObject,
+        timeout: Duration
+    ) async -> [String: JSONRPCError] {
+        await client.follow(resourceSubscriptions.uris(on: server), capabilities: capabilities, timeout: timeout)
     }
 
-    /// `session` follows `uri`: the upstream that owns it is subscribed if nobody followed it yet. Throws
+    /// `session` follows `uri`: the upstream that owns it is asked to if nobody followed it yet. Throws
     /// what the client should hear when the resource cannot be followed.
     func subscribe(_ session: DownstreamSession, to uri: String) async throws(JSONRPCError) {
         await releaseEnded()
@@ -49,9 +49,13 @@ extension Dispatcher {
             throw .invalidParams("this client follows \(ResourceSubscriptions.perSession) resources already")
         }
         guard first else { return }
-        guard client.modernStamp == nil else { return listen(to: server, through: client, capabilities: capabilities) }
-        let answer = await tell(client, MCPMethod.resourcesSubscribe, uri, timeout: link.spec.timeouts.request)
-        if case .failure(let error) = answer {
+        let refused = await follow(
+            server,
+            through: client,
+            capabilities: capabilities,
+            timeout: link.spec.timeouts.request
+        )
+        if let error = refused[uri] {
             _ = resourceSubscriptions.unsubscribe(session, from: uri)
             throw error
         }
@@ -87,14 +91,6 @@ extension Dispatcher {
         for session in resourceSubscriptions.followers(of: uri, on: server) { session.deliver(update) }
     }
 
-    /// Subscribes a (re)connected upstream to every resource of its that clients follow.
-    func resubscribe(_ server: String, through client: UpstreamClient, timeout: Duration) async {
-        guard client.modernStamp == nil else { return }
-        for uri in resourceSubscriptions.uris(on: server) {
-            _ = await tell(client, MCPMethod.resourcesSubscribe, uri, timeout: timeout)
-        }
-    }
-
     /// Unsubscribes upstreams from what sessions that ended followed last.
     private func releaseEnded() async {
         await unsubscribeUpstream(resourceSubscriptions.prune())
@@ -104,31 +100,8 @@ extension Dispatcher {
         let snapshot = self.snapshot
         for server in Set(keys.map(\.server)) {
             guard let link = snapshot.links[server], let client = link.client, link.state.isConnected else { continue }
-            if client.modernStamp != nil {
-                listen(to: server, through: client, capabilities: link.handshake?.capabilities ?? [:])
-                continue
-            }
-            for key in keys where key.server == server {
-                _ = await tell(client, MCPMethod.resourcesUnsubscribe, key.uri, timeout: link.spec.timeouts.request)
-            }
-        }
-    }
-
-    /// `resources/subscribe` or `unsubscribe` of `uri`, within `timeout`; a transport failure as an error.
-    private func tell(
-        _ client: UpstreamClient,
-        _ method: String,
-        _ uri: String,
-        timeout: Duration
-    ) async -> Result<JSONValue, JSONRPCError> {
-        do {
-            return try await client.request(
-                method,
-                params: ["uri": .string(uri)],
-                options: RequestOptions(timeout: timeout)
-            )
-        } catch {
-            return .failure(.internalError("the server did not take \(method): \(error.message)"))
+            let capabilities = link.handshake?.capabilities ?? [:]
+            await follow(server, through: client, capabilities: capabilities, timeout: link.spec.timeouts.request)
         }
     }
 }

@@ -100,13 +100,16 @@ extension UpstreamConnection {
         _ client: UpstreamClient,
         handshake: UpstreamHandshake
     ) async throws(UpstreamError) -> (CatalogLoader, ServerCatalog) {
-        if client.modernStamp != nil {
-            // 2026-07-28 has no GET stream: changes come on a listen stream, opened before the lists are read
-            // so that no change between the two is missed.
-            owners.dispatcher.listen(to: spec.id, through: client, capabilities: handshake.capabilities)
-        }
+        // The list changes and the resources clients followed before the server (re)connected are asked for
+        // before the lists are read, so that no change between the two is missed.
+        await owners.dispatcher.follow(
+            spec.id,
+            through: client,
+            capabilities: handshake.capabilities,
+            timeout: spec.timeouts.request
+        )
         var loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
-        if client.modernStamp != nil, case .http = spec.transport {
+        if client.takesParamHeaders, case .http = spec.transport {
             loader.dropsInvalidParamHeaders = true
             let ring = owners.registry.logRing(spec.id)
             let logger = self.logger
@@ -131,17 +134,9 @@ extension UpstreamConnection {
                 "prompts": "\(catalog.prompts.count)", "resources": "\(catalog.resources.count)",
             ]
         )
-        // Clients followed resources of this server before it (re)connected.
-        await owners.dispatcher.resubscribe(spec.id, through: client, timeout: spec.timeouts.request)
-        if client.modernStamp == nil, handshake.capabilities["logging"] != nil,
-            let level = owners.dispatcher.upstreamLogLevel
-        {
+        if let level = owners.dispatcher.upstreamLogLevel {
             // Sessions asked for log messages before this server connected.
-            _ = try? await client.request(
-                MCPMethod.loggingSetLevel,
-                params: ["level": .string(level.rawValue)],
-                options: RequestOptions(timeout: spec.timeouts.request)
-            )
+            await client.setLogLevel(level, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
         }
         return (loader, catalog)
     }
@@ -202,21 +197,16 @@ extension UpstreamConnection {
         }
     }
 
-    /// Pings every ``pingInterval`` (a 2026-07-28 server, which has no `ping`, gets `server/discover`),
+    /// Probes the server every ``pingInterval`` (``UpstreamClient/probe(timeout:)``),
     /// sleeping until the next ping is due; returns after
     /// ``missedPingsBeforeReconnect`` missed in a row (the connection is then replaced), or `nil` once the
     /// attempt is closed.
     private func keepPinging(_ client: UpstreamClient) async -> UpstreamError? {
         var missed = 0
-        let method = client.modernStamp == nil ? MCPMethod.ping : MCPMethod.serverDiscover
         while true {
             do { try await time.sleep(until: time.now + Self.pingInterval) } catch { return nil }
             do {
-                _ = try await client.request(
-                    method,
-                    params: nil,
-                    options: RequestOptions(timeout: Self.pingTimeout)
-                )
+                try await client.probe(timeout: Self.pingTimeout)
                 missed = 0
             } catch {
                 if Task.isCancelled { return nil }

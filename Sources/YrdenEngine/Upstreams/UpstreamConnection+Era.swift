@@ -102,13 +102,4 @@ extension UpstreamConnection {
         guard let version = link.lastHandshake?.protocolVersion else { return false }
         return ProtocolVersion.isSupported(version)
     }
-
-    /// The `subscriptions/listen` filter for the list changes the server says it announces.
-    static func listenFilter(_ capabilities: JSONObject) -> JSONObject {
-        var filter: JSONObject = [:]
-        if capabilities["tools"]?["listChanged"]?.boolValue == true { filter["toolsListChanged"] = true }
-        if capabilities["prompts"]?["listChanged"]?.boolValue == true { filter["promptsListChanged"] = true }
-        if capabilities["resources"]?["listChanged"]?.boolValue == true { filter["resourcesListChanged"] = true }
-        return filter
-    }
 }

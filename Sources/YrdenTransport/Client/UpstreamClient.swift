@@ -17,6 +17,8 @@ package final class UpstreamClient: Sendable {
     private let envelope = Mutex<ModernStamp?>(nil)
     /// The listen stream open now (see ``listen(_:)``).
     private let listenID = Mutex<Int?>(nil)
+    /// What the server was last asked to keep sending (see ``follow(_:capabilities:timeout:)``).
+    let following = Mutex(Following())
     /// Notifications (bounded, list changes coalesced) and the final `closed`.
     package let events: UpstreamEvents
 
@@ -172,7 +174,7 @@ package final class UpstreamClient: Sendable {
     /// Opens the server's `subscriptions/listen` stream with `filter`, ending the one opened before (its
     /// filter changed): nobody waits for it; its notifications arrive as ``events`` for as long as the
     /// channel lives, and its final result (the server ending it) is of no one's concern.
-    package func listen(_ filter: JSONObject) {
+    func listen(_ filter: JSONObject) {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         var params: JSONValue = ["notifications": .object(filter)]
         if let stamp = envelope.withLock({ $0 }) { params = stamp.stamp(params) }
@@ -183,6 +185,15 @@ package final class UpstreamClient: Sendable {
         if let previous { try? channel.send(Self.cancelledFrame(previous, reason: "the filter changed")) }
         let request = JSONRPCRequest(id: .int(id), method: MCPMethod.subscriptionsListen, params: params)
         try? channel.send(JSONRPCMessage.request(request).serialized())
+    }
+
+    /// Ends the listen stream open now, if any: nothing is followed any more.
+    func endListening() {
+        let previous = listenID.withLock { listen in
+            defer { listen = nil }
+            return listen
+        }
+        if let previous { try? channel.send(Self.cancelledFrame(previous, reason: "nothing is followed")) }
     }
 
     /// Sends a notification; failures are the channel's to report.
