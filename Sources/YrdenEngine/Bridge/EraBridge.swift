@@ -36,14 +36,6 @@ final class EraBridge: Sendable {
         data: ["reason": "invalid_request_state"]
     )
 
-    /// Whether a call runs parked: a 2026-07-28 client that can be asked something, of a handshake-era upstream
-    /// that may ask. A client that declared nothing to be asked takes the direct path: whatever the upstream
-    /// asks is refused alike.
-    static func parks(method: String, clientIsModern: Bool, upstreamIsModern: Bool, capabilities: JSONObject) -> Bool {
-        clientIsModern && !upstreamIsModern && parkableMethods.contains(method)
-            && SessionRelay.capabilities.contains(where: { capabilities[$0] != nil })
-    }
-
     /// Forwards `request` (a 2026-07-28 client's, with `forwarded` as the upstream's params) to a
     /// handshake-era upstream so that what it asks during the call becomes `input_required`, or resumes the
     /// parked call a retry names.

@@ -41,7 +41,7 @@ extension Dispatcher {
         var params = request.params?.objectValue ?? [:]
         params["name"] = .string(route.name)
         var headers: [(name: String, value: String)] = []
-        if isToolCall, context.snapshot.links[route.server]?.client?.modernStamp != nil {
+        if isToolCall, context.snapshot.links[route.server]?.client?.takesParamHeaders == true {
             headers = paramHeaders(of: route, arguments: params["arguments"], in: context.snapshot)
         }
         return try await forward(
@@ -53,9 +53,6 @@ extension Dispatcher {
             headers: headers
         )
     }
-
-    /// The stream of a 2026-07-28 client's relay, which never sends (it only refuses).
-    static let sendsNothing: RelatedMessageSink = { _ in }
 
     /// Sends the request to `server` under a fresh upstream id and maps the answer back. Progress for it is
     /// relayed to the context's sink with the client's own token; the client's cancellation reaches the
@@ -77,24 +74,24 @@ extension Dispatcher {
         }
         let (forwarded, clientToken) = Self.takingProgressToken(params)
         let timeout = isToolCall ? timeouts.toolCall : timeouts.request
-        let isModern = context.session.protocolVersion == ProtocolVersion.modern
-        let relay = Self.relay(context, timeout: timeouts.toolCall)
+        let crossing = EraCrossing(
+            method: request.method,
+            session: context.session,
+            clientCapabilities: context.clientCapabilities,
+            hasStream: context.related != nil,
+            upstream: client
+        )
+        let relay = Self.relay(context, crossing, timeout: timeouts.toolCall)
         var options = Self.requestOptions(
             timeout: timeout,
             progressToken: clientToken,
             relay: relay,
-            upstreamIsModern: client.modernStamp != nil,
+            crossing: crossing,
             server: server,
             context
         )
         options.headers = headers
-        // The call runs parked (a task of its own) so that it can outlive an `input_required` answer.
-        if EraBridge.parks(
-            method: request.method,
-            clientIsModern: isModern,
-            upstreamIsModern: client.modernStamp != nil,
-            capabilities: context.clientCapabilities
-        ) {
+        if crossing.parks {
             return try await bridge.forwardParking(
                 request,
                 to: client,
@@ -111,8 +108,21 @@ extension Dispatcher {
             server: server,
             params: forwarded,
             options: options,
-            inputRelay: isModern ? nil : relay,
+            inputRelay: crossing.resolvesInputRequired ? relay : nil,
             context
+        )
+    }
+
+    /// Where what the upstream asks during the call goes: this client, on the call's own stream. Every call has
+    /// a relay, so that what cannot be relayed is refused for its true reason (a capability the client did
+    /// not declare, a client of 2026-07-28); a call without a stream is of a client that declared nothing.
+    private static func relay(_ context: ForwardContext, _ crossing: EraCrossing, timeout: Duration) -> SessionRelay {
+        SessionRelay(
+            session: context.session,
+            capabilities: context.clientCapabilities,
+            takesRequests: crossing.takesRequests,
+            send: context.related,
+            timeout: timeout
         )
     }
 
@@ -126,30 +136,16 @@ extension Dispatcher {
         return (forwarded, clientToken)
     }
 
-    /// Where what the upstream asks during the call goes: this client, on the call's own stream. Every call has
-    /// a relay, so that what cannot be relayed is refused for its true reason (a capability the client did
-    /// not declare, a client of 2026-07-28); a call without a stream is of a client that declared nothing.
-    private static func relay(_ context: ForwardContext, timeout: Duration) -> SessionRelay {
-        let isModern = context.session.protocolVersion == ProtocolVersion.modern
-        return SessionRelay(
-            session: context.session,
-            capabilities: context.clientCapabilities,
-            send: context.related ?? (isModern ? sendsNothing : nil),
-            timeout: timeout
-        )
-    }
-
     /// A call's options: its deadlines, its cancellation handle and relay, and its progress and log messages
     /// relayed to the call's stream with the client's own token, at the level the client asked for.
     private static func requestOptions(
         timeout: Duration,
         progressToken clientToken: JSONValue?,
         relay: SessionRelay,
-        upstreamIsModern: Bool,
+        crossing: EraCrossing,
         server: String,
         _ context: ForwardContext
     ) -> RequestOptions {
-        let isModern = context.session.protocolVersion == ProtocolVersion.modern
         var onProgress: (@Sendable (JSONValue) -> Void)?
         if let clientToken, let related = context.related {
             onProgress = { upstreamParams in
@@ -164,18 +160,12 @@ extension Dispatcher {
             onProgress: onProgress,
             handle: context.call,
             relay: relay,
-            clientCapabilities: upstreamIsModern
-                ? Gateway.upstreamCapabilities(
-                    // A 2026-07-28 client is asked through the result; a handshake-era one only on a stream.
-                    for: isModern || context.related != nil ? context.clientCapabilities : [:]
-                )
-                : nil
+            clientCapabilities: crossing.upstreamCapabilities
         )
         if let level = context.logLevel, let related = context.related {
-            // Log messages sent as part of this call, on its stream, at the level the client asked for; a
-            // 2026-07-28 client's level is its request's alone (a handshake-era session's reaches it as events).
+            // Log messages sent as part of this call, on its stream, at the level the client asked for.
             options.logLevel = level
-            options.asksForLogs = isModern
+            options.asksForLogs = crossing.asksForLogs
             options.onMessage = { params in
                 guard let message = logMessage(params, from: server, atLeast: level) else { return }
                 related(.notification(message))
@@ -184,8 +174,8 @@ extension Dispatcher {
         return options
     }
 
-    /// Makes the call and records it; a 2026-07-28 upstream's `input_required` is resolved through
-    /// `inputRelay`, a handshake-era client's (a 2026-07-28 client gets the result as it came).
+    /// Makes the call and records it; an upstream's `input_required` is resolved through `inputRelay` when the
+    /// crossing says so (``EraCrossing/resolvesInputRequired``).
     private func call(
         _ request: JSONRPCRequest,
         on client: UpstreamClient,
@@ -200,7 +190,6 @@ extension Dispatcher {
             var answer = try await client.request(request.method, params: .object(forwarded), options: options)
             GatewayMetrics.recordRequest(server: server, method: request.method, duration: .now - started, failure: nil)
             if let relay = inputRelay {
-                // A 2026-07-28 server asks for input in its result; a handshake-era client is asked for real.
                 answer = try await bridge.resolve(
                     answer,
                     from: client,

@@ -7,6 +7,8 @@ struct SessionRelay: ServerRequestRelay {
     let session: DownstreamSession
     /// What the client declared it can answer: its session's, or a 2026-07-28 request's own.
     let capabilities: JSONObject
+    /// Whether the client takes requests at all (``EraCrossing/takesRequests``).
+    let takesRequests: Bool
     /// The call's stream to its client (the SSE stream of its POST, or the stdio pipe); `nil` when the call has
     /// none (its client declared nothing it could be asked).
     let send: RelatedMessageSink?
@@ -21,17 +23,7 @@ struct SessionRelay: ServerRequestRelay {
 
     func relay(_ request: JSONRPCRequest) async -> Result<JSONValue, JSONRPCError> {
         if let refusal = Self.refusal(of: request, capabilities: capabilities) { return .failure(refusal) }
-        guard session.protocolVersion != ProtocolVersion.modern else {
-            // That era has no server-to-client requests: a call whose client can be asked something runs parked
-            // behind `input_required` (``EraBridge/forwardParking``); what reaches here cannot be.
-            return .failure(
-                JSONRPCError(
-                    code: -32603,
-                    message:
-                        "The client speaks MCP 2026-07-28, which takes no requests; \(request.method) cannot be relayed to it here"
-                )
-            )
-        }
+        guard takesRequests else { return .failure(EraCrossing.refusal(of: request.method)) }
         guard let send else {
             return .failure(
                 JSONRPCError(code: -32603, message: "The call has no stream to its client to carry \(request.method)")
