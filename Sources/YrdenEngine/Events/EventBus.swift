@@ -67,12 +67,13 @@ package final class EventBus: Sendable {
     /// inline), so holding ``lastSequence`` meanwhile cannot wait on a subscriber.
     func publish(_ events: [GatewayEvent]) {
         guard !events.isEmpty else { return }
+        let held = events.map(\.heldBytes)
         lastSequence.withLock { sequence in
             let continuations = subscribers.withLock { Array($0.continuations.values) }
-            for event in events {
+            for (event, heldBytes) in zip(events, held) {
                 sequence.last += 1
                 let numbered = SequencedEvent(sequence: sequence.last, event: event)
-                sequence.recent.append(numbered)
+                sequence.recent.append(numbered, heldBytes: heldBytes)
                 for continuation in continuations { continuation.yield(numbered) }
             }
         }

@@ -112,6 +112,15 @@ package struct ToolDefinition: Sendable, Hashable {
 
     package var json: JSONValue { .object(fields) }
 
+    /// About the bytes this value keeps alive: the whole object as it was listed (its `_meta` too, which
+    /// ``canonicalBytes`` leaves out), next to nothing for a definition the pin store keeps.
+    var heldBytes: Int {
+        switch source {
+        case .listed(let tool): return tool.heldBytes
+        case .stored(let stored): return 64 + stored.name.utf8.count
+        }
+    }
+
     /// Two definitions are the same when their pinned fields are: what else a listing carries does not count.
     package static func == (lhs: ToolDefinition, rhs: ToolDefinition) -> Bool {
         lhs.sha256 == rhs.sha256
