@@ -44,15 +44,18 @@ extension UpstreamClient {
             return (wanted.subtracting(following.resources), following.resources.subtracting(wanted))
         }
         var refused: [String: JSONRPCError] = [:]
+        var asks =
+            added.map { (MCPMethod.resourcesSubscribe, $0) } + removed.map { (MCPMethod.resourcesUnsubscribe, $0) }
         await withTaskGroup(of: (String, JSONRPCError?).self) { group in
-            for uri in added {
-                group.addTask { (uri, await self.tell(MCPMethod.resourcesSubscribe, uri, timeout: timeout)) }
+            // A reconnect asks again for every URI followed: at most ``asksAtOnce`` in flight.
+            func askNext() {
+                guard let (method, uri) = asks.popLast() else { return }
+                group.addTask { (uri, await self.tell(method, uri, timeout: timeout)) }
             }
-            for uri in removed {
-                group.addTask { (uri, await self.tell(MCPMethod.resourcesUnsubscribe, uri, timeout: timeout)) }
-            }
-            for await (uri, error) in group where added.contains(uri) {
-                if let error { refused[uri] = error }
+            for _ in 0..<Self.asksAtOnce { askNext() }
+            for await (uri, error) in group {
+                if let error, added.contains(uri) { refused[uri] = error }
+                askNext()
             }
         }
         if !refused.isEmpty { following.withLock { $0.resources.subtract(refused.keys) } }
@@ -94,6 +97,10 @@ extension UpstreamClient {
         if capabilities["resources"]?["listChanged"]?.boolValue == true { filter["resourcesListChanged"] = true }
         return filter
     }
+
+    /// How many `resources/subscribe` or `unsubscribe` requests one ``follow(_:capabilities:timeout:)`` has in
+    /// flight at once.
+    static let asksAtOnce = 8
 
     private var speaksHandshakeEra: Bool { modernStamp == nil }
 
