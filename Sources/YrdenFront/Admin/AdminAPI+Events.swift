@@ -131,7 +131,7 @@ enum AdminEventFrame {
     }
 
     /// Said first to a client that resumed after `last` when the gateway no longer holds every event after it
-    /// (more than 1,024 came since, or 8 MiB of tool definitions) or never sent it (it restarted since): what
+    /// (more than 1,024 came since, or 8 MiB of what they hold) or never sent it (it restarted since): what
     /// the client knows may be stale, so it reads the state again, as a new client does. No `id`: the client's
     /// last id stays the one it had.
     static func missed(after last: UInt64) -> [UInt8] {
