@@ -175,8 +175,10 @@ class Rig:
             warnings.warn(f"authorization codes appear in the gateway log: {codes}", stacklevel=2)
 
 
+# Set up after oauth_server, so its gateways stop before the peers they hold streams to: a peer stopped first waits
+# out its graceful shutdown (10 s) for the gateway's open connections.
 @pytest.fixture
-async def rig(yrden: Path, tmp_path: Path, gateway) -> AsyncIterator[Rig]:
+async def rig(yrden: Path, tmp_path: Path, oauth_server, gateway) -> AsyncIterator[Rig]:
     async with httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=60.0)) as http:
         the_rig = Rig(yrden=yrden, root=tmp_path, factory=gateway, http=http)
         try:
@@ -597,7 +599,7 @@ async def test_yrden_login_prints_the_url_and_exits_once_connected(rig: Rig, oau
     rig.assert_no_leaks()
 
 
-async def test_a_dedicated_callback_listener_takes_the_redirect(gateway, oauth_server, tmp_path: Path) -> None:
+async def test_a_dedicated_callback_listener_takes_the_redirect(oauth_server, gateway, tmp_path: Path) -> None:
     """`gateway.oauthCallback` puts the redirect on a loopback listener of its own, which serves nothing else."""
     peer: OAuthServer = oauth_server()
     callback_port = free_port()
