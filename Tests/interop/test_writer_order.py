@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import httpx2
 
-from harness import admin_events
+from harness import AdminEvents, admin_events, await_until
 
 CLIENTS = 8
 ROUNDS = 12
@@ -34,6 +34,10 @@ def state_gauges(text: str) -> dict[str, dict[str, float]]:
         labels = dict(re.findall(r'(\w+)="([^"]*)"', line[: line.index("}")]))
         gauges.setdefault(labels["server"], {})[labels["state"]] = float(line.rsplit(" ", 1)[1])
     return gauges
+
+
+async def connected_now(events: AdminEvents, server_id: str) -> bool:
+    return (await events.server(server_id))["state"] == "connected"
 
 
 def last_state_event(events: list[tuple[str, dict[str, Any]]], server_id: str) -> tuple[str, str | None] | None:
@@ -70,8 +74,12 @@ async def test_churning_servers_end_with_events_metrics_and_the_list_agreeing(ga
             for server_id in ids:
                 group.start_soon(churn, server_id)
 
+        # Each staying server's last add is answered, so the server the API shows is that add's: polled until it
+        # is connected, which lasts (a connected event on the stream may be an earlier round's, of a removed one).
         for server_id in sorted(staying):
-            await events.reach_state(server_id, "connected", timeout=30)
+            await await_until(
+                lambda: connected_now(events, server_id), timeout=30, what=f"{server_id}'s last add connected"
+            )
         # Every event announced before the sentinel's is on the stream once the sentinel's is.
         sentinel_entry = demo_entry(yrden) | {"disabled": True}
         sentinel = await http.post(f"{api}/servers", json={"id": "sentinel", "config": sentinel_entry})
