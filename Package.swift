@@ -154,7 +154,11 @@ let package = Package(
         .executableTarget(name: "ConsoleFileEmbedder", path: "Plugins/ConsoleFileEmbedder"),
         .plugin(name: "EmbedConsoleFiles", capability: .buildTool(), dependencies: ["ConsoleFileEmbedder"]),
 
-        .testTarget(name: "YrdenProtocolTests", dependencies: ["YrdenProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "YrdenProtocolTests",
+            dependencies: ["YrdenProtocol", "YrdenTesting"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "YrdenExecutionTests",
             dependencies: ["YrdenExecution", "YrdenLineIO", "YrdenTesting"],

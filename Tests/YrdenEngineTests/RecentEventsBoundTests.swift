@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 import YrdenConfig
 import YrdenProtocol
@@ -40,9 +41,15 @@ import YrdenProtocol
         return .serverState(status)
     }
 
-    /// A distinct string of about `bytes` (each event must hold its own copy, as a parsed frame does).
+    /// A distinct string of about `bytes` (each event must hold its own copy, as a parsed frame does), filled
+    /// by `memset`: a debug build appends a repeated character one at a time, seconds for the megabytes here.
     private static func text(_ index: Int, _ bytes: Int) -> String {
-        "\(index):" + String(repeating: "x", count: bytes)
+        let prefix = Array("\(index):".utf8)
+        return String(unsafeUninitializedCapacity: prefix.count + bytes) { buffer in
+            _ = buffer.initialize(from: prefix)
+            memset(buffer.baseAddress! + prefix.count, Int32(UInt8(ascii: "x")), bytes)
+            return prefix.count + bytes
+        }
     }
 
     @Test func smallEventsAreBoundByTheirCount() {
@@ -50,12 +57,15 @@ import YrdenProtocol
         #expect(Self.held(events) == RecentEvents.maxEvents)
     }
 
+    /// One definition of 1 MiB in every event: each event's tools count, shared or not (digesting twelve
+    /// distinct ones takes a debug build a minute, and counting a shared one again errs toward holding less).
     @Test func largeToolDefinitionsPushOlderEventsOutBeforeTheCountDoes() {
         let pinned = ToolDefinition(tool: ["name": "t", "description": "Reads a file."])
-        let events = (0..<12).map { index in
-            let changed = ToolDefinition(tool: ["name": "t", "description": .string(Self.text(index, Self.mebibyte))])
-            let change = PinChange("s", .changed, from: pinned, to: changed)
-            return GatewayEvent.toolPin(ToolPinEvent(change: change, withheld: true))
+        let changed = ToolDefinition(tool: ["name": "t", "description": .string(Self.text(0, Self.mebibyte))])
+        let events = (0..<12).map { _ in
+            GatewayEvent.toolPin(
+                ToolPinEvent(change: PinChange("s", .changed, from: pinned, to: changed), withheld: true)
+            )
         }
         let held = Self.held(events)
         #expect(held >= 6 && held <= 8, "12 events of 1 MiB each: at most 8 MiB of them held, got \(held)")

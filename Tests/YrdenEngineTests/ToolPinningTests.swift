@@ -133,7 +133,15 @@ import YrdenTesting
             return nil
         }
         await Self.rugPull(running)
-        #expect(await flaggedAtEvent.value == true)
+        // Bounded: when the event never comes, the test fails instead of holding the whole run forever.
+        let flagged = await withDeadline {
+            await withTaskCancellationHandler {
+                await flaggedAtEvent.value
+            } onCancel: {
+                flaggedAtEvent.cancel()
+            }
+        }
+        #expect(flagged.flatMap { $0 } == true)
         await running.stop()
     }
 

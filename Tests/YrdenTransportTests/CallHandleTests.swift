@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -33,7 +32,7 @@ import Testing
     }
 
     /// Cancel and bind on two threads released together, many times: the action runs exactly once every time.
-    @Test func concurrentCancelAndBindNeverLoseTheCancel() {
+    @Test func concurrentCancelAndBindNeverLoseTheCancel() async {
         let rounds = 50_000
         let handles = (0..<rounds).map { _ in CallHandle() }
         let runs = Mutex([Int](repeating: 0, count: rounds))
@@ -50,8 +49,8 @@ import Testing
                 handles[round].bind { _ in runs.withLock { $0[round] += 1 } }
             }
         }
-        cancelling.join()
-        binding.join()
+        await cancelling.join()
+        await binding.join()
         let counts = runs.withLock { $0 }
         let lost = counts.filter { $0 == 0 }.count
         let doubled = counts.filter { $0 > 1 }.count
@@ -71,18 +70,21 @@ private final class Barrier: Sendable {
 }
 
 /// An OS thread of its own, joined when its work is done: the test needs two threads truly at once, which
-/// pool tasks do not promise.
+/// pool tasks do not promise. The join suspends rather than blocking a thread of the pool every test shares.
 private final class JoinableThread: Sendable {
-    private let done = DispatchSemaphore(value: 0)
+    private let done: AsyncStream<Void>
 
     init(_ work: @escaping @Sendable () -> Void) {
-        let done = self.done
+        let (done, finished) = AsyncStream.makeStream(of: Void.self)
+        self.done = done
         Thread {
             work()
-            done.signal()
+            finished.finish()
         }
         .start()
     }
 
-    func join() { done.wait() }
+    func join() async {
+        for await _ in done {}
+    }
 }
