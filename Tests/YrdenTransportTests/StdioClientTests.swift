@@ -115,10 +115,13 @@ import YrdenTesting
     }
 
     @Test func aDyingServerFailsCallsInFlightAtOnce() async throws {
-        let (client, _) = try connect()
+        // The server says on stderr which call it got: `die` goes once `hang` is in flight there (a fixed
+        // sleep let `die` overtake it on a loaded machine, and `hang` then failed as never sent).
+        let (gotHang, sawHang) = AsyncStream.makeStream(of: Void.self)
+        let (client, _) = try connect { line in if line == "got hang" { sawHang.finish() } }
         let started = ContinuousClock.now
         async let hanging = client.request("hang", params: nil, options: RequestOptions(timeout: .seconds(60)))
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await withDeadline { for await _ in gotHang {} } != nil, "the server never got the hanging call")
         _ = try? await client.request("die", params: nil, options: RequestOptions(timeout: .seconds(60)))
         do {
             _ = try await hanging
