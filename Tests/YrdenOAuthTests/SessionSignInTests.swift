@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import YrdenProtocol
 import YrdenStorage
@@ -5,6 +6,16 @@ import YrdenStorage
 @testable import YrdenOAuth
 
 @Suite struct SessionSignInTests {
+    /// Polls a lasting condition (once true it stays true) for at most 10 s of real time.
+    private static func eventually(_ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     @Test func signInDiscoversRegistersAndExchangesTheCode() async throws {
         let fixture = Fixture()
         let session = try fixture.session()
@@ -205,13 +216,19 @@ import YrdenStorage
         let session = try fixture.session()
         let url = try await session.beginSignIn()
         let issuer = fixture.issuer
+        // The token request is held until the sign-out is done, so the sign-out falls inside the exchange
+        // however the machine schedules them (fixed sleeps of 50 and 200 ms let it come first under load).
+        let exchanging = Atomic(false)
+        let signedOut = Atomic(false)
         fixture.network.on("POST", Fixture.tokenURL) { request in
-            try await Task.sleep(for: .milliseconds(200))
+            exchanging.store(true, ordering: .releasing)
+            #expect(await Self.eventually { signedOut.load(ordering: .acquiring) }, "never signed out")
             return await issuer.handle(request)
         }
         let result = Task { await fixture.returnFromBrowser(url) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await Self.eventually { exchanging.load(ordering: .acquiring) }, "the exchange never began")
         try await session.clearTokens()
+        signedOut.store(true, ordering: .releasing)
         guard case .failed = await result.value else {
             Issue.record("a sign-in cancelled by a sign-out completed")
             return
