@@ -81,6 +81,7 @@ async def settled_rss(gw: Gateway, at_most: float) -> float:
         raise AssertionError(f"RSS stayed at {rss_mib(gw.pid):.0f} MiB, above {at_most:.0f} MiB, for 15 s") from None
 
 
+@pytest.mark.alone  # /healthz's latency during the batch, with no other test loading the machine
 async def test_a_130000_call_batch_is_refused_at_once_without_growing_memory(gateway, yrden):
     gw = gateway(demo_only(yrden))
     body = echo_batch(130_000)
@@ -112,6 +113,7 @@ async def test_a_130000_call_batch_is_refused_at_once_without_growing_memory(gat
         assert (await raw.initialize()).session_id
 
 
+@pytest.mark.alone  # /healthz's latency during the batch, with no other test loading the machine
 async def test_a_batch_at_the_limit_is_answered_whole_and_in_order(gateway, yrden):
     gw = gateway(demo_only(yrden))
     async with raw_mcp(gw.url, timeout=120) as raw:

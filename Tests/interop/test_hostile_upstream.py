@@ -32,6 +32,8 @@ ENV = {"HOSTILE_ADMIN_TOKEN": TOKEN}
 STOP_BOUND = 5.0
 LATENCY_BOUND = 1.0
 RSS_GROWTH_BOUND_MB = 64
+# The 1 s bound is measured with no other test loading the machine (a parallel run put /healthz at 1.1-1.7 s).
+pytestmark = pytest.mark.alone
 
 
 def hostile(*args: str, **entry: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -100,6 +101,8 @@ async def test_stdio_and_http_advertise_the_same(yrden: Path, tmp_path: Path):
         gw.stop()
 
 
+# The sample server must start within the default 5 s startupWait: timed with no other test loading the machine.
+@pytest.mark.alone
 async def test_http_first_initialize_waits_for_the_first_attempts(yrden: Path, tmp_path: Path):
     gw = start_gateway(yrden, slow_start_config(yrden), tmp_path, ready_path="/healthz")
     try:
