@@ -84,7 +84,7 @@ console-unit:
 # pytest's own; every test starts its own gateways, on free ports and in its own tmp dir; a whole file goes to one
 # worker, so a module's shared gateway starts once), then the `alone` ones (they bound a latency or the loop's lag)
 # by themselves. Both parts always run; either failing fails the target.
-INTEROP_WORKERS ?= 0
+INTEROP_WORKERS ?= 2
 INTEROP := YRDEN_BIN=$(CURDIR)/.build/debug/yrden $(VENV)/bin/python -m pytest Tests/interop -q
 interop: build venv venv-1x browser-deps
 	status=0; \
