@@ -55,14 +55,6 @@ list_all() { # LABEL EXPECTED LISTINGS (as run.sh's)
   R[$label.p50]=$(kv "$seq" p50_us); R[$label.p99]=$(kv "$seq" p99_us)
 }
 
-measure_direct() { # LABEL CMD... (as run.sh's)
-  local label=$1; shift
-  local out; out=$("$OUT/stdio_driver" -s "$CALLS" -p 100000 -w 16,64 -W 300 -T 120 -- "$@")
-  local seq; seq=$(grep 'RESULT phase=sequential' <<< "$out")
-  R[$label.c1_rps]=$(kv "$seq" rps); R[$label.p50]=$(kv "$seq" p50_us); R[$label.p99]=$(kv "$seq" p99_us)
-  R[$label.c16]=$(grep 'window=16 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
-  R[$label.c64]=$(grep 'window=64 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
-}
 
 # direct: the bare HTTP floor and a direct stdio connection to the C echo upstream (no yrden: measured once a round)
 row_direct() { # ROUND
@@ -148,22 +140,6 @@ row_eras() { # one pass of run.sh's measure_eras per round
 }
 
 # http: http_upstream.sh's pairs; the yrden upstream is the binary measured too, as in make bench
-remote_config() {
-  python3 - "$@" <<'PY'
-import json, sys
-file, name, url = sys.argv[1:]
-json.dump({"mcpServers": {name: {"url": url}}}, open(file, "w"))
-PY
-}
-wait_for_tool() {
-  for _ in $(seq 1 200); do
-    curl -s -X POST "$URL" -H "Mcp-Session-Id: $SID" -H 'Content-Type: application/json' \
-      -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
-      | jq -e --arg tool "$1" 'any(.result.tools[]; .name == $tool)' >/dev/null 2>&1 && return
-    sleep 0.05
-  done
-  echo "$URL never listed $1" >&2; exit 1
-}
 http_pair() { # TAG ROUND PREFIX UPSTREAM_URL TOOL
   local t=$1 r=$2 p=$3 up=$4 tool=$5 dsid tsid turl
   URL=$up; dsid=$(session)

@@ -14,25 +14,6 @@ PYTHON_VENV=${PYTHON_VENV:-$ROOT/.venv}
 ROUNDS=${ROUNDS:-3}
 prepare
 
-# remote_config FILE NAME URL: a gateway config whose only server is the Streamable HTTP endpoint URL.
-remote_config() {
-  python3 - "$@" <<'PY'
-import json, sys
-file, name, url = sys.argv[1:]
-json.dump({"mcpServers": {name: {"url": url}}}, open(file, "w"))
-PY
-}
-
-# wait_for_tool TOOL: until URL lists TOOL in session SID (a gateway is ready before its upstreams are).
-wait_for_tool() {
-  for _ in $(seq 1 200); do
-    curl -s -X POST "$URL" -H "Mcp-Session-Id: $SID" -H 'Content-Type: application/json' \
-      -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
-      | jq -e --arg tool "$1" 'any(.result.tools[]; .name == $tool)' >/dev/null 2>&1 && return
-    sleep 0.05
-  done
-  echo "$URL never listed $1 (see $OUT/gateway.log)" >&2; exit 1
-}
 
 # median_of_rounds LABEL KEY...: LABEL.KEY = the median of LABEL.1.KEY … LABEL.ROUNDS.KEY
 median_of_rounds() {

@@ -192,3 +192,34 @@ measure_calls() {
   [ -z "${CPU_PID:-}" ] || R[$1.cpu_all]=$(cpu_per_call $(( $(cpu_ticks "$CPU_PID") - before )) \
     $(( 300 + CALLS + 100 + ${R[$1.n16]:-0} + R[$1.n64] )))
 }
+
+# measure_direct LABEL CMD...: the stdio driver straight at CMD (no gateway), CALLS sequential calls then windows
+# of 16 and 64, into R[LABEL.*].
+measure_direct() { # LABEL CMD...
+  local label=$1; shift
+  local out; out=$("$OUT/stdio_driver" -s "$CALLS" -p 100000 -w 16,64 -W 300 -T 120 -- "$@")
+  local seq; seq=$(grep 'RESULT phase=sequential' <<< "$out")
+  R[$label.c1_rps]=$(kv "$seq" rps); R[$label.p50]=$(kv "$seq" p50_us); R[$label.p99]=$(kv "$seq" p99_us)
+  R[$label.c16]=$(grep 'window=16 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
+  R[$label.c64]=$(grep 'window=64 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
+}
+
+# remote_config FILE NAME URL: a gateway config whose only server is the Streamable HTTP endpoint URL.
+remote_config() {
+  python3 - "$@" <<'PY'
+import json, sys
+file, name, url = sys.argv[1:]
+json.dump({"mcpServers": {name: {"url": url}}}, open(file, "w"))
+PY
+}
+
+# wait_for_tool TOOL: until URL lists TOOL in session SID (a gateway is ready before its upstreams are).
+wait_for_tool() {
+  for _ in $(seq 1 200); do
+    curl -s -X POST "$URL" -H "Mcp-Session-Id: $SID" -H 'Content-Type: application/json' \
+      -H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+      | jq -e --arg tool "$1" 'any(.result.tools[]; .name == $tool)' >/dev/null 2>&1 && return
+    sleep 0.05
+  done
+  echo "$URL never listed $1 (see $OUT/gateway.log)" >&2; exit 1
+}

@@ -29,14 +29,6 @@ measure_gateway() { # LABEL TOOL CMD...
   stop
 }
 
-measure_direct() { # LABEL CMD...
-  local label=$1; shift
-  local out; out=$("$OUT/stdio_driver" -s "$CALLS" -p 100000 -w 16,64 -W 300 -T 120 -- "$@")
-  local seq; seq=$(grep 'RESULT phase=sequential' <<< "$out")
-  R[$label.c1_rps]=$(kv "$seq" rps); R[$label.p50]=$(kv "$seq" p50_us); R[$label.p99]=$(kv "$seq" p99_us)
-  R[$label.c16]=$(grep 'window=16 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
-  R[$label.c64]=$(grep 'window=64 ' <<< "$out" | grep RESULT | sed -n 's/.*rps=\([0-9.]*\).*/\1/p')
-}
 
 # measure_floor: CALLS sequential requests from the same client to a bare HTTP server (Benchmarks/harness/http_floor.c)
 # that answers each at once: what TCP on loopback and two processes waking each other cost, with no gateway.
