@@ -152,19 +152,6 @@ http_pair() { # TAG ROUND PREFIX UPSTREAM_URL TOOL
   stop
 }
 PY_URL=""
-start_python_upstream() {
-  local port; port=$(free_port)
-  "$PYTHON_VENV/bin/python" "$ROOT/Tests/interop/servers/http_server.py" --port "$port" --json-response --stateless \
-    2>>"$OUT/python_upstream.log" &
-  PIDS+=("$!")
-  PY_URL="http://127.0.0.1:$port/mcp"
-  for _ in $(seq 1 600); do
-    curl -sf -X POST "$PY_URL" -H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json' \
-      -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' >/dev/null 2>&1 && return
-    sleep 0.05
-  done
-  echo "the Python upstream did not start" >&2; exit 1
-}
 row_http() {
   local t=$1 r=$2 up_pid up_url
   config "$OUT/one.json" 1 "$OUT/echo_upstream" 0

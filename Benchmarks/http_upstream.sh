@@ -48,20 +48,6 @@ measure_pair() {
   stop
 }
 
-# start_python_upstream -> the SDK's HTTP server on a free port; sets PY_URL once it answers tools/list
-start_python_upstream() {
-  local port; port=$(free_port)
-  "$PYTHON_VENV/bin/python" "$ROOT/Tests/interop/servers/http_server.py" --port "$port" --json-response --stateless \
-    2>>"$OUT/python_upstream.log" &
-  PIDS+=("$!")
-  PY_URL="http://127.0.0.1:$port/mcp"
-  for _ in $(seq 1 600); do
-    if curl -sf -X POST "$PY_URL" -H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json' \
-      -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' >/dev/null 2>&1; then return; fi
-    sleep 0.05
-  done
-  echo "the Python upstream did not start (see $OUT/python_upstream.log)" >&2; exit 1
-}
 
 echo "yrden $("$YRDEN" --version) on $(nproc) cores; HTTP upstreams; wrk ${DUR}s per figure;" \
   "1 client: medians of $ROUNDS alternating runs of $CALLS calls" >&2
