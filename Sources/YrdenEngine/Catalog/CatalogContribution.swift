@@ -167,23 +167,26 @@ final class CatalogContributions: Sendable {
         let filter = spec.toolFilter
         // Only pinning's marks moved (an approval publishes one tool's): the other tools' items are kept,
         // rather than renaming and copying 5,000 tools for each round of approvals.
-        let contribution =
-            kept?.contribution.remarked(
+        let contribution: CatalogContribution
+        if let kept {
+            contribution = kept.contribution.remarked(
                 catalog: catalog,
                 digests: toolDigests,
-                from: kept?.pinMarks ?? ToolPinMarks(),
+                from: kept.pinMarks,
                 to: pinMarks,
                 prefix: spec.prefix,
                 separator: separator,
                 permitsTool: { filter.permits($0) }
             )
-            ?? CatalogContribution(
+        } else {
+            contribution = CatalogContribution(
                 catalog: catalog,
                 prefix: spec.prefix,
                 separator: separator,
                 pinMarks: pinMarks,
                 permitsTool: { filter.permits($0) }
             )
+        }
         let entry = Entry(
             toolDigests: toolDigests,
             promptDigests: promptDigests,

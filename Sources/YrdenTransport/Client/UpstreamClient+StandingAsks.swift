@@ -13,7 +13,7 @@ import YrdenProtocol
 extension UpstreamClient {
     /// What the server was last asked to keep sending.
     struct Following: Sendable {
-        /// The resources followed (subscribed, or in the listen filter).
+        /// The resources subscribed to (handshake era; a 2026-07-28 server's are in ``filter``).
         var resources: Set<String> = []
         /// The listen stream's filter as last opened; `nil` while none is open.
         var filter: JSONObject?
@@ -31,12 +31,13 @@ extension UpstreamClient {
         guard speaksHandshakeEra else {
             var filter = Self.listenFilter(capabilities)
             if !wanted.isEmpty { filter["resourceSubscriptions"] = .array(wanted.sorted().map { .string($0) }) }
+            let opened: JSONObject? = filter.isEmpty ? nil : filter
             let changed = following.withLock { following in
-                following.resources = wanted
-                defer { following.filter = filter.isEmpty ? nil : filter }
-                return following.filter != (filter.isEmpty ? nil : filter)
+                defer { following.filter = opened }
+                return following.filter != opened
             }
-            if changed { filter.isEmpty ? endListening() : listen(filter) }
+            guard changed else { return [:] }
+            if let opened { listen(opened) } else { endListening() }
             return [:]
         }
         let (added, removed) = following.withLock { following in
