@@ -51,7 +51,7 @@ import YrdenTesting
 
         #expect(running["a"].notify(MCPMethod.message, params: ["level": "debug", "data": "too quiet"]))
         #expect(running["a"].notify(MCPMethod.message, params: ["level": "error", "data": "loud"]))
-        // Other notices (a list change as the catalog settles) may come first: only log messages count here.
+        // Other notices (a list change as the catalog settles, say) may come first: only log messages count here.
         var iterator = asked.makeAsyncIterator()
         var first: JSONRPCMessage?
         repeat { first = await iterator.next() } while first != nil && first?.method != MCPMethod.message
