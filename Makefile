@@ -12,7 +12,7 @@ VENV_1X := .venv-1x
 CONFIG ?=
 ARGS ?=
 
-.PHONY: run test unit console-unit interop lint format bench dist system-deps browser-deps venv venv-1x build build-release clean
+.PHONY: run test unit console-unit interop lint format bench dist image system-deps browser-deps service-deps venv venv-1x build build-release clean
 
 # System packages the build needs; installed only when missing (CI and fresh machines run as root).
 system-deps:
@@ -28,6 +28,17 @@ browser-deps:
 		echo "installing chromium and chromium-driver"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	fi
+
+# What the team-gateway tests run for real: PostgreSQL (started by the tests in a temp dir), haproxy, and podman
+# (with runc and debootstrap, to build the image without a registry).
+SERVICE_PACKAGES := postgresql haproxy podman runc debootstrap
+service-deps:
+	@if ! command -v haproxy >/dev/null 2>&1 || ! command -v podman >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1 \
+		|| ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "installing $(SERVICE_PACKAGES)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(SERVICE_PACKAGES) >/dev/null; \
 	fi
 
 build: system-deps
@@ -86,7 +97,7 @@ console-unit:
 # by themselves. Both parts always run; either failing fails the target.
 INTEROP_WORKERS ?= 2
 INTEROP := YRDEN_BIN=$(CURDIR)/.build/debug/yrden $(VENV)/bin/python -m pytest Tests/interop -q
-interop: build venv venv-1x browser-deps
+interop: build venv venv-1x browser-deps service-deps
 	status=0; \
 	$(INTEROP) -n $(INTEROP_WORKERS) --dist loadfile -m "not alone" || status=1; \
 	$(INTEROP) -m alone || status=1; \
