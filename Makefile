@@ -3,6 +3,7 @@
 #   make test   install what is missing, build, run unit tests, the format check and the interop suite
 #   make bench  build release and print figures beside a direct connection to the same upstream
 #   make dist   a self-contained dist/yrden (Swift runtime linked in) for machines without a Swift toolchain
+#   make image  the container image yrden:local from dist/yrden (podman or docker, no registry needed)
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -118,6 +119,16 @@ dist: system-deps
 	install -m 0755 "$$($(SWIFT) build -c release --scratch-path $(DIST_BUILD) --show-bin-path)/yrden" dist/yrden
 	strip dist/yrden
 	@echo "dist/yrden: $$(du -h dist/yrden | cut -f1); needs on the target:"; ldd dist/yrden | awk '{print "  " $$1}'
+
+# The image yrden:local with podman (docker when that is what the machine has), no registry needed: deploy/image.sh
+# builds deploy/Dockerfile's stage from-binary with dist/yrden, after making the base image (debian:bookworm-slim)
+# with debootstrap when it cannot be pulled (once: the engine's store keeps it). With a registry, the Dockerfile's
+# default target compiles in the official Swift image instead (deploy/README.md). IMAGE_TAG names the image,
+# IMAGE_ARGS adds to the build (e.g. IMAGE_ARGS="--build-arg WITH_PYTHON=1").
+IMAGE_TAG ?= yrden:local
+IMAGE_ARGS ?=
+image: dist service-deps
+	deploy/image.sh build --binary dist/yrden --tag $(IMAGE_TAG) $(IMAGE_ARGS)
 
 clean:
 	rm -rf .build $(VENV) dist
