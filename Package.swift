@@ -20,6 +20,8 @@ let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: 
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let metrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
 let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
+let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 
 let package = Package(
     name: "Yrden",
@@ -33,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Layer 0: no I/O of their own.
@@ -77,6 +81,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol", "YrdenLineIO"], swiftSettings: strict),
+        /// The state replicas share, in PostgreSQL: versioned documents written by compare-and-set, a change feed
+        /// (LISTEN/NOTIFY), advisory locks, and the schema's migrations.
+        .target(name: "YrdenSharedState", dependencies: [postgres, nioSSL, nioCore, log], swiftSettings: strict),
         /// Upstream OAuth 2.1 client: discovery, registration, PKCE, exchange, refresh, callback router, token store.
         .target(
             name: "YrdenOAuth",
@@ -106,7 +113,7 @@ let package = Package(
             name: "YrdenControl",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenStorage", "YrdenLineIO", "YrdenTransport", "YrdenOAuth",
-                "YrdenEngine", log, lifecycle, signals,
+                "YrdenEngine", "YrdenSharedState", log, lifecycle, signals,
             ],
             swiftSettings: strict
         ),
@@ -126,8 +133,8 @@ let package = Package(
             name: "YrdenApp",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer",
-                "YrdenOAuth", "YrdenStorage", "YrdenTransport", log, lifecycle, signals, httpClient, nioCore,
-                prometheus,
+                "YrdenOAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState", log, lifecycle, signals, httpClient,
+                nioCore, prometheus,
             ],
             swiftSettings: strict
         ),

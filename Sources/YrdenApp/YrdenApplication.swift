@@ -33,8 +33,16 @@ package struct YrdenApplication: Sendable {
     /// Binds the listener (so a port clash fails fast, before anything is started) and serves until a
     /// signal or cancellation; returns once everything has stopped.
     package func run() async throws {
-        try await withUpstreamConnector { connector, credentials in
-            try await run(connector: connector, credentials: credentials)
+        guard let url = config.store.postgres else {
+            return try await withUpstreamConnector { connector, credentials in
+                try await run(connector: connector, credentials: credentials, shared: nil)
+            }
+        }
+        try await SharedStateSetup(loaded: loaded, logger: logger).withSharedState(url: url) { shared, running in
+            let replica = YrdenApplication(loaded: running, logger: logger, metrics: metrics)
+            try await replica.withUpstreamConnector { connector, credentials in
+                try await replica.run(connector: connector, credentials: credentials, shared: shared)
+            }
         }
     }
 
@@ -71,20 +79,30 @@ package struct YrdenApplication: Sendable {
         return configuration
     }()
 
-    private func run(connector: UpstreamConnector, credentials: OAuthCredentials) async throws {
+    private func run(connector: UpstreamConnector, credentials: OAuthCredentials, shared: SharedState?) async throws {
         let gateway = Gateway(
             config: config,
             logger: logger,
             connector: connector,
             toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins()
         )
-        let store = ConfigStore(
-            document: loaded.document,
-            path: loaded.path,
-            environment: loaded.environment,
-            gateway: gateway,
-            logger: logger
-        )
+        let store =
+            shared.map {
+                ConfigStore(
+                    shared: $0.config,
+                    snapshot: $0.snapshot,
+                    environment: loaded.environment,
+                    gateway: gateway,
+                    logger: logger
+                )
+            }
+            ?? ConfigStore(
+                document: loaded.document,
+                path: loaded.path,
+                environment: loaded.environment,
+                gateway: gateway,
+                logger: logger
+            )
         // The apps sandbox binds first, so the console can name its origin; it learns the console's port in turn
         // before it serves anything.
         let consolePort = PortNumber()
@@ -127,11 +145,18 @@ package struct YrdenApplication: Sendable {
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: EngineService(gateway: gateway)),
-            .init(service: ConfigReloadService(store: store, logger: logger)),
+            // With a store there is no file to follow: other replicas' changes come through the store's feed.
+            .init(
+                service: ConfigReloadService(store: store, logger: logger),
+                successTerminationBehavior: shared == nil ? .cancelGroup : .ignore
+            ),
             .init(service: server),
         ]
         if let sandbox {
             services.append(.init(service: sandbox))
+        }
+        if let shared {
+            services.append(.init(service: SharedStateFeed(database: shared.database, store: store)))
         }
         if let callback = config.gateway.oauthCallback {
             // Only the OAuth callback is served there: the MCP endpoint and the admin API stay on the main listener.

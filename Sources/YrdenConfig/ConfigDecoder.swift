@@ -8,6 +8,7 @@ import YrdenProtocol
 /// - `mcpServers` (object, optional): server id → server entry, see ``decodeServer(id:_:separator:)``; a file
 ///   with VS Code's `servers` instead is read the same way.
 /// - `profiles` (object, optional): profile name → profile, see ``decodeProfiles(_:servers:)``.
+/// - `store` (object, optional): shared state in PostgreSQL, see ``decodeStore(_:)``.
 /// - Hosts' own top-level keys (``HostKeys/topLevel``) are accepted; the ones without a use here get a notice.
 ///
 /// The decoder never stops early: a value that is wrong is reported and replaced by its default, so the
@@ -16,7 +17,7 @@ import YrdenProtocol
 struct ConfigDecoder {
     let context: DecodingContext
 
-    static let topLevelKeys = ["gateway", "security", "mcpServers", "profiles"]
+    static let topLevelKeys = ["gateway", "security", "mcpServers", "profiles", "store"]
 
     func decodeDocument(_ value: JSONValue) -> GatewayConfig {
         let root = JSONReader(value: value, path: .root, context: context)
@@ -32,7 +33,9 @@ struct ConfigDecoder {
         let security = object["security"].map(decodeSecurity) ?? SecuritySettings()
         let servers = serversSection(object).map { decodeServers($0, separator: gateway.toolSeparator) } ?? []
         let profiles = object["profiles"].map { decodeProfiles($0, servers: servers) } ?? []
-        return GatewayConfig(gateway: gateway, security: security, servers: servers, profiles: profiles)
+        var config = GatewayConfig(gateway: gateway, security: security, servers: servers, profiles: profiles)
+        config.store = object["store"].map(decodeStore) ?? StoreSettings()
+        return config
     }
 
     /// `mcpServers`, or VS Code's `servers` in a file that has only that; both at once is a problem, since

@@ -9,6 +9,8 @@ package struct GatewayConfig: Sendable, Hashable {
     package var servers: [ServerSpec]
     /// The views of the gateway hosts can be given instead of the whole of it, in document order.
     package var profiles: [ProfileSpec]
+    /// Where replicas share their state; empty keeps it in files.
+    package var store = StoreSettings()
 
     package init(
         gateway: GatewaySettings = GatewaySettings(),

@@ -21,7 +21,7 @@ extension ConfigStore {
     package func putProfile(_ name: String, entry: JSONValue) async throws(ConfigStoreError) -> Bool {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         let previous = document.profileEntry(name)
         let restored = ConfigDocument.restoringRedactedProfile(entry, from: previous)
         if restored["clientTokens"]?.arrayValue?.contains(where: { ConfigDocument.holdsRedactionMark($0) }) == true {
@@ -36,7 +36,7 @@ extension ConfigStore {
     package func removeProfile(_ name: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         var next = document
         guard next.removeProfile(name) else { throw .conflict("there is no profile \(name)") }
         try await applyProfiles(of: next)
@@ -46,7 +46,7 @@ extension ConfigStore {
     private func applyProfiles(of next: ConfigDocument) async throws(ConfigStoreError) {
         let config: GatewayConfig
         do { config = try next.decoded(environment: environment, source: "admin API") } catch { throw .invalid(error) }
-        try commit(next)
+        try await commit(next)
         await gateway.registry.setProfiles(config.profiles)
     }
 

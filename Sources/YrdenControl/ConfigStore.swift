@@ -23,13 +23,17 @@ package actor ConfigStore {
     private(set) var document: ConfigDocument
     let environment: [String: String]
     let gateway: Gateway
-    private let logger: Logger
+    let logger: Logger
     private let stopLimit: Duration
     let gate = ChangeGate()
     private(set) var versions: ConfigVersions
     /// The file's bytes as this store last wrote or read them: a file that differs was edited by someone else
     /// and is applied before the next change, so an API write never overwrites an edit not yet reloaded.
     private var fileBytes: [UInt8]?
+    /// The store replicas share the config through, instead of a file; `nil` for a gateway of its own.
+    let shared: SharedConfig?
+    /// The store version this replica runs (``ConfigVersions/revision`` as the store numbers it).
+    var sharedVersion: Int64 = 0
 
     package init(
         document: ConfigDocument,
@@ -46,6 +50,7 @@ package actor ConfigStore {
         self.logger = logger
         self.stopLimit = stopLimit
         self.versions = ConfigVersions()
+        self.shared = nil
         if let path {
             Self.removeLeftovers(of: path, logger: logger)
             fileBytes = try? AtomicFile.read(path)
@@ -70,12 +75,12 @@ package actor ConfigStore {
     package func addServer(id: String, entry: JSONValue) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         guard document.entry(id) == nil else { throw .duplicateServer(id) }
         let spec = try validate(entry, id: id)
         var next = document
         next.setEntry(entry, for: id)
-        try commit(next)
+        try await commit(next)
         do { try await gateway.lifecycle.addServer(spec) } catch { throw ConfigStoreError(error) }
     }
 
@@ -88,7 +93,7 @@ package actor ConfigStore {
     ) async throws(ConfigStoreError) -> Bool {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         return try await replacingServer(id: id, expecting: expected) { _ in entry }
     }
 
@@ -101,14 +106,14 @@ package actor ConfigStore {
     ) async throws(ConfigStoreError) -> Bool {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         return try await replacingServer(id: id, expecting: expected) { $0.mergePatched(with: patch) }
     }
 
     package func removeServer(id: String, expecting expected: ExpectedVersion = .any) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         var next = document
         guard next.entry(id) != nil else { throw .unknownServer(id) }
         try check(expected, against: versions.entryTag(id))
@@ -120,7 +125,7 @@ package actor ConfigStore {
             )
         }
         _ = next.removeEntry(id)
-        try commit(next)
+        try await commit(next)
         let stopped: Bool
         do { stopped = try await gateway.lifecycle.removeServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
@@ -132,7 +137,7 @@ package actor ConfigStore {
     package func connectServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         do { try await gateway.lifecycle.connectServer(id) } catch { throw ConfigStoreError(error) }
     }
 
@@ -140,7 +145,7 @@ package actor ConfigStore {
     package func disconnectServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         let stopped: Bool
         do { stopped = try await gateway.lifecycle.disconnectServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
@@ -152,7 +157,7 @@ package actor ConfigStore {
     package func restartServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         let stopped: Bool
         do { stopped = try await gateway.lifecycle.restartServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
@@ -172,7 +177,7 @@ package actor ConfigStore {
         try check(expected, against: versions.entryTag(id))
         var next = document
         next.setEntry(entry, for: id)
-        try commit(next)
+        try await commit(next)
         let outcome: (restarted: Bool, stoppedInTime: Bool)
         do { outcome = try await gateway.lifecycle.replaceServer(spec, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
@@ -192,7 +197,7 @@ package actor ConfigStore {
     ) async throws(ConfigStoreError) -> ReconcileChanges {
         try await enter()
         defer { gate.leave() }
-        try await catchUpWithFile()
+        try await catchUp()
         guard case .object(let root) = value else {
             throw .invalid(
                 ConfigError(
@@ -214,7 +219,7 @@ package actor ConfigStore {
             throw .conflict("gateway.\(field) cannot change while the gateway runs; edit the file and restart it")
         }
         try check(expected, against: versions.documentTag)
-        try commit(next)
+        try await commit(next)
         await gateway.registry.setProfiles(config.profiles)
         await gateway.pinning.setMode(config.security.toolPinning)
         return try await reconcile(to: config.servers)
@@ -232,9 +237,37 @@ package actor ConfigStore {
         return try await apply(bytes, from: path)
     }
 
+    /// A store whose config is shared with other replicas through `shared`, starting at `snapshot` (what
+    /// ``SharedConfig/loadOrSeed()`` returned); there is no file to write.
+    package init(
+        shared: SharedConfig,
+        snapshot: SharedConfig.Snapshot,
+        environment: [String: String],
+        gateway: Gateway,
+        logger: Logger,
+        stopLimit: Duration = ServerLifecycle.stopLimit
+    ) {
+        self.document = snapshot.document
+        self.path = nil
+        self.environment = environment
+        self.gateway = gateway
+        self.logger = logger
+        self.stopLimit = stopLimit
+        self.versions = snapshot.versions
+        self.shared = shared
+        self.sharedVersion = snapshot.version
+    }
+
+    /// Applies what changed elsewhere before a change: another replica's write (with a store), or an edit of
+    /// the file this store did not make.
+    func catchUp() async throws(ConfigStoreError) {
+        if shared != nil { return try await catchUpWithStore() }
+        try await catchUpWithFile()
+    }
+
     /// Applies the file first when someone else edited it since this store last wrote or read it; a file that
     /// does not validate then refuses the change, which would otherwise overwrite the edit.
-    func catchUpWithFile() async throws(ConfigStoreError) {
+    private func catchUpWithFile() async throws(ConfigStoreError) {
         guard let path, let bytes = try readFile(path), bytes != fileBytes else { return }
         do {
             let changes = try await apply(bytes, from: path)
@@ -256,13 +289,23 @@ package actor ConfigStore {
     private func apply(_ bytes: [UInt8], from path: String) async throws(ConfigStoreError) -> ReconcileChanges {
         let next: ConfigDocument
         do { next = try ConfigDocument(parsing: bytes, source: path) } catch { throw .invalid(error) }
-        let config: GatewayConfig
-        do { config = try next.decoded(environment: environment, source: path) } catch { throw .invalid(error) }
-        if let field = Self.changedGatewayField(gateway.settings, config.gateway) {
-            logger.warning("gateway.\(field) changed in the file; it takes effect after a restart")
-        }
         fileBytes = bytes
-        adopt(next)
+        return try await apply(next, source: path, versions: nil)
+    }
+
+    /// Validates `next`, adopts it (at `versions`, or with new versions for what differs), and reconciles the
+    /// running servers with it.
+    func apply(
+        _ next: ConfigDocument,
+        source: String,
+        versions: ConfigVersions?
+    ) async throws(ConfigStoreError) -> ReconcileChanges {
+        let config: GatewayConfig
+        do { config = try next.decoded(environment: environment, source: source) } catch { throw .invalid(error) }
+        if let field = Self.changedGatewayField(gateway.settings, config.gateway) {
+            logger.warning("gateway.\(field) changed in \(source); it takes effect after a restart")
+        }
+        if let versions { adopt(next, versions: versions) } else { adopt(next) }
         await gateway.registry.setProfiles(config.profiles)
         await gateway.pinning.setMode(config.security.toolPinning)
         return try await reconcile(to: config.servers)
@@ -323,8 +366,10 @@ package actor ConfigStore {
         }
     }
 
-    /// Writes `next` (atomically: the file is the old version or the new one, never a mix) and adopts it.
-    func commit(_ next: ConfigDocument) throws(ConfigStoreError) {
+    /// Writes `next` (atomically: the file is the old version or the new one, never a mix; with a store, by
+    /// compare-and-set against the version this replica runs) and adopts it.
+    func commit(_ next: ConfigDocument) async throws(ConfigStoreError) {
+        if shared != nil { return try await commitToStore(next) }
         if let path {
             let bytes = next.serialized()
             do { try AtomicFile.write(bytes, to: path, mode: 0o600) } catch {
@@ -336,8 +381,14 @@ package actor ConfigStore {
     }
 
     /// Makes `next` the current document, with new versions for what differs.
-    private func adopt(_ next: ConfigDocument) {
+    func adopt(_ next: ConfigDocument) {
         versions.advance(from: document, to: next)
+        adopt(next, versions: versions)
+    }
+
+    /// Makes `next` the current document, at `versions`.
+    func adopt(_ next: ConfigDocument, versions: ConfigVersions) {
+        self.versions = versions
         document = next
         gateway.connector.withheldEnvironment.adopt(next)
     }

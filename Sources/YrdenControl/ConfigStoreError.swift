@@ -9,6 +9,8 @@ package enum ConfigStoreError: Error, Sendable, CustomStringConvertible {
     case duplicateServer(String)
     case conflict(String)
     case storage(String)
+    /// The store replicas share the config through cannot be reached; nothing changed.
+    case storeUnavailable(String)
     /// The request named a version (`If-Match`) that is not the current one; nothing changed.
     case versionMismatch(current: String)
     /// Too many changes are queued, or this one waited too long for its turn; nothing changed.
@@ -22,7 +24,8 @@ package enum ConfigStoreError: Error, Sendable, CustomStringConvertible {
         case .invalid(let error): "\(error)"
         case .unknownServer(let id): "no server \(id)"
         case .duplicateServer(let id): "a server \(id) already exists"
-        case .conflict(let message), .storage(let message), .busy(let message): message
+        case .conflict(let message), .storage(let message), .busy(let message), .storeUnavailable(let message):
+            message
         case .versionMismatch(let current): "the config changed meanwhile; its current version is \(current)"
         case .stillStopping(let late): late.description
         }

@@ -125,6 +125,13 @@ extension AdminProblem {
             )
         case .busy(let reason):
             self = AdminProblem(status: 503, title: "Busy", detail: reason, headers: ["Retry-After": "1"])
+        case .storeUnavailable(let reason):
+            self = AdminProblem(
+                status: 503,
+                title: "Store unavailable",
+                detail: "\(reason); nothing changed, and MCP goes on from what this replica holds",
+                headers: ["Retry-After": "5"]
+            )
         case .stillStopping(let late):
             self = AdminProblem(status: 504, title: "Still stopping", detail: late.description)
         }

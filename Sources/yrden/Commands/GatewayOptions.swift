@@ -65,6 +65,9 @@ struct GatewayOptions: ParsableArguments {
             try await body(YrdenApplication(loaded: loaded, logger: logger, metrics: metrics))
         } catch let exit as ExitCode {
             throw exit
+        } catch let refusal as StartupRefusal {
+            logger.critical("yrden cannot start: \(refusal)")
+            throw ExitCode(2)
         } catch {
             logger.critical("yrden failed: \(error)")
             throw ExitCode(1)

@@ -1,0 +1,34 @@
+import YrdenProtocol
+
+/// The config split between what replicas share and what each keeps for itself.
+///
+/// With a store, the document replicas share holds everything but `store` (each replica's way to the store,
+/// which names it) and the gateway settings that are one process's own: where it listens, where it keeps its
+/// files, where its apps sandbox listens. Those stay in each replica's file.
+extension ConfigDocument {
+    /// Gateway settings each replica keeps in its own file.
+    package static let replicaGatewayKeys = ["listen", "dataDir", "appsListen"]
+    static let storeKey = "store"
+
+    /// What is written to the store: this document without `store` and the replica's own gateway settings.
+    package var sharedPart: ConfigDocument {
+        var shared = self
+        shared.root[Self.storeKey] = nil
+        if var gateway = shared.root["gateway"]?.objectValue {
+            for key in Self.replicaGatewayKeys { gateway[key] = nil }
+            shared.root["gateway"] = gateway.isEmpty ? nil : .object(gateway)
+        }
+        return shared
+    }
+
+    /// The shared document `self` with `local`'s own gateway settings put back (not its `store`: the running
+    /// config never shows the store's URL).
+    package func withReplicaSettings(of local: ConfigDocument) -> ConfigDocument {
+        var merged = sharedPart
+        let own = local.root["gateway"]?.objectValue ?? JSONObject()
+        var gateway = merged.root["gateway"]?.objectValue ?? JSONObject()
+        for key in Self.replicaGatewayKeys { gateway[key] = own[key] }
+        merged.root["gateway"] = gateway.isEmpty ? nil : .object(gateway)
+        return merged
+    }
+}
