@@ -83,7 +83,11 @@ let package = Package(
         .target(name: "YrdenDemoServer", dependencies: ["YrdenProtocol", "YrdenLineIO"], swiftSettings: strict),
         /// The state replicas share, in PostgreSQL: versioned documents written by compare-and-set, a change feed
         /// (LISTEN/NOTIFY), advisory locks, and the schema's migrations.
-        .target(name: "YrdenSharedState", dependencies: [postgres, nioSSL, nioCore, log], swiftSettings: strict),
+        .target(
+            name: "YrdenSharedState",
+            dependencies: ["YrdenStorage", postgres, nioSSL, nioCore, log],
+            swiftSettings: strict
+        ),
         /// Upstream OAuth 2.1 client: discovery, registration, PKCE, exchange, refresh, callback router, token store.
         .target(
             name: "YrdenOAuth",

@@ -16,11 +16,14 @@ struct OAuthSetup {
     let loaded: LoadedConfig
     let logger: Logger
 
-    /// The sign-ins of every OAuth server, sharing the upstream HTTP client and one callback router.
-    func credentials(httpClient: HTTPClient) throws -> OAuthCredentials {
+    /// The sign-ins of every OAuth server, sharing the upstream HTTP client and one callback router; their
+    /// tokens in `shared` (the store replicas share) when there is one.
+    func credentials(httpClient: HTTPClient, shared: (any SecretStore)? = nil) throws -> OAuthCredentials {
         let key = try loaded.environment["YRDEN_SECRET_KEY"].flatMap { $0.isEmpty ? nil : try SecretBox(keyText: $0) }
         let secrets: any SecretStore
-        if let directory = dataDirectory {
+        if let shared {
+            secrets = shared
+        } else if let directory = dataDirectory {
             secrets = try FileSecretStore(directory: directory, key: key)
         } else {
             logger.warning(

@@ -40,7 +40,7 @@ package struct YrdenApplication: Sendable {
         }
         try await SharedStateSetup(loaded: loaded, logger: logger).withSharedState(url: url) { shared, running in
             let replica = YrdenApplication(loaded: running, logger: logger, metrics: metrics)
-            try await replica.withUpstreamConnector { connector, credentials in
+            try await replica.withUpstreamConnector(shared: shared) { connector, credentials in
                 try await replica.run(connector: connector, credentials: credentials, shared: shared)
             }
         }
@@ -49,12 +49,14 @@ package struct YrdenApplication: Sendable {
     /// Runs `body` with the process's one upstream HTTP client, shut down once `body` returns (after the
     /// service group has stopped every upstream), and the OAuth sign-ins that share it.
     func withUpstreamConnector<Result>(
+        shared: SharedState? = nil,
         _ body: (UpstreamConnector, OAuthCredentials) async throws -> Result
     ) async throws -> Result {
         // The allocator's process-wide tuning, and the trim the engine asks for when large work freed memory.
         GlibcHeap.install()
         return try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
-            let credentials = try OAuthSetup(loaded: loaded, logger: logger).credentials(httpClient: httpClient)
+            let credentials = try OAuthSetup(loaded: loaded, logger: logger)
+                .credentials(httpClient: httpClient, shared: shared?.secretStore)
             let connector = UpstreamConnector(
                 channels: LiveChannels(httpClient: httpClient),
                 credentials: credentials,
@@ -156,7 +158,7 @@ package struct YrdenApplication: Sendable {
             services.append(.init(service: sandbox))
         }
         if let shared {
-            services.append(.init(service: SharedStateFeed(database: shared.database, store: store)))
+            services.append(.init(service: SharedStateFeed(shared: shared, store: store)))
         }
         if let callback = config.gateway.oauthCallback {
             // Only the OAuth callback is served there: the MCP endpoint and the admin API stay on the main listener.

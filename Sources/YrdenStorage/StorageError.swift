@@ -23,6 +23,8 @@ package struct StorageError: Error, Sendable, Hashable, CustomStringConvertible 
         case unsupportedFormat
         /// The file holds something other than what its reader keeps there.
         case malformed
+        /// The shared store cannot take the write now (too many wait for it to come back).
+        case unavailable
     }
 
     package var kind: Kind
