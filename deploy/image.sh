@@ -4,7 +4,10 @@
 #
 #   deploy/image.sh build [--binary PATH] [--tag NAME] [--build-arg K=V]...   build deploy/Dockerfile's
 #                          stage from-binary with PATH (default dist/yrden) as NAME (default yrden:local)
-#   deploy/image.sh engine     print the engine, and CONTAINERS_CONF=... when this machine needs the workaround
+#   deploy/image.sh engine     the engine, and whether it needs the workaround below
+#
+# Both end by printing on stdout engine=podman (or docker) and, when runs need the workaround below,
+# CONTAINERS_CONF=PATH: export it to run the image with podman on this machine.
 #
 # What it does, in order:
 #  1. The base image the runtime stage names (ARG RUNTIME_IMAGE, debian:bookworm-slim): kept if the engine has
@@ -231,6 +234,13 @@ build() {
         || die "the image $tag was built but its yrden does not run there: $(tail -n 5 "$state/check.err")"
     say "built $tag from $binary with $engine in $((SECONDS - started)) s:" \
         "$("$engine" image inspect --format '{{.Size}}' "$tag" | numfmt --to=si)B"
+    print_engine
+}
+
+# What runs the image here, on stdout: engine=NAME, and CONTAINERS_CONF=PATH when runs need the workaround.
+print_engine() {
+    echo "engine=$engine"
+    if [ -n "${CONTAINERS_CONF:-}" ]; then echo "CONTAINERS_CONF=$CONTAINERS_CONF"; fi
 }
 
 case "${1:-}" in
@@ -242,8 +252,7 @@ case "${1:-}" in
         flock 9
         ensure_base "$(base_image)"
         fit_runtime "$(base_image)"
-        echo "engine=$engine"
-        [ -n "${CONTAINERS_CONF:-}" ] && echo "CONTAINERS_CONF=$CONTAINERS_CONF"
+        print_engine
         ;;
-    *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

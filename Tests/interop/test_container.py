@@ -1,0 +1,201 @@
+"""The container image, built and run: deploy/Dockerfile's image serves MCP as the README says, in every way
+deploy/ runs it (``podman run``, stdio, compose, ``podman kube play``).
+
+The image is built once for this module by ``deploy/image.sh`` (``make image``'s script) from the binary under
+test (the debug build in ``make test``; deploy/README.md says which binary each image has). The module is one
+file, so ``make interop``'s ``--dist loadfile`` gives it to one worker and the build happens once. Every wait is
+on an event or a lasting state: ``/readyz`` answering 200, ``podman wait``, a process's exit (pidfd), the admin
+API's event stream.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import struct
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+import harness
+from containers import ADMIN_TOKEN, Container, Image, build_image, host_processes_of, pidfd, run_detached
+from harness import mcp_session, text_of, wait_for_server_state
+
+TAG = "localhost/yrden:interop"
+READY_WITHIN = 30.0
+DRAIN_SECONDS = 20  # the drain the Dockerfile and deploy/README.md document for SIGTERM (YrdenApplication)
+AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+
+@pytest.fixture(scope="module")
+def image(yrden: Path) -> Image:
+    return build_image(TAG, yrden)
+
+
+@pytest.fixture
+def containers(image: Image) -> Iterator[list[Container]]:
+    """Containers a test started; each is removed at teardown whatever happened."""
+    started: list[Container] = []
+    yield started
+    for container in started:
+        container.remove()
+
+
+def start(image: Image, started: list[Container], **options) -> Container:
+    container = run_detached(image.engine, image.tag, **options)
+    started.append(container)
+    return container
+
+
+async def assert_serves_mcp(url: str) -> None:
+    """An SDK client initializes, lists the demo server's tools and calls one."""
+    async with mcp_session(url, mode="legacy") as session:
+        assert "demo__echo" in await session.tool_names()
+        result = await session.client.call_tool("demo__echo", {"message": "from the container"})
+        assert text_of(result) == "from the container"
+
+
+# ---------------------------------------------------------------------------
+# podman run
+
+
+async def test_podman_run_serves_readyz_and_mcp_within_30_s(image, containers):
+    container = start(image, containers)
+    ready_after = container.wait_ready(READY_WITHIN)
+    await assert_serves_mcp(f"{container.base}/mcp")
+    print(f"ready {ready_after:.2f} s after podman run ({image.tag}, image built in {image.build_seconds:.0f} s)")
+
+
+def test_the_gateway_and_its_children_run_as_the_unprivileged_user(image, containers):
+    container = start(image, containers)
+    container.wait_ready(READY_WITHIN)
+    assert container.exec("id", "-u").stdout.strip() == "10001"
+    # Every process of the container, the gateway and its stdio server included, as the host sees it.
+    processes = host_processes_of(container)
+    commands = {p.command for p in processes}
+    assert any("yrden serve" in c for c in commands) and any("demo-server" in c for c in commands), commands
+    for process in processes:
+        uid = int(Path(f"/proc/{process.pid}/status").read_text().split("\nUid:")[1].split()[0])
+        assert uid == 10001, f"{process.command} runs as uid {uid}"
+
+
+async def test_a_read_only_root_with_a_tmpfs_for_tmp(image, containers):
+    container = start(image, containers, options=["--read-only", "--tmpfs", "/tmp"])
+    container.wait_ready(READY_WITHIN)
+    await assert_serves_mcp(f"{container.base}/mcp")
+    refused = container.exec("sh", "-c", "echo x > /etc/yrden/written", check=False)
+    assert refused.returncode != 0 and "Read-only file system" in refused.stderr, refused
+    assert container.exec("sh", "-c", "echo x > /tmp/written && cat /tmp/written").stdout.strip() == "x"
+
+
+async def test_a_server_added_over_the_admin_api_survives_a_new_container_on_the_volume(image, containers):
+    engine = image.engine
+    volume = f"yrden-interop-{os.getpid()}-{time.monotonic_ns()}"
+    engine.run("volume", "create", volume)
+    try:
+        mount = ["-v", f"{volume}:/var/lib/yrden"]
+        # The config lives in the volume, seeded once, as compose and Kubernetes run it (deploy/README.md).
+        seed = ["--entrypoint", "/usr/local/bin/yrden-seed-config", image.tag]
+        engine.run("run", "--rm", *mount, *seed, "/etc/yrden/yrden.json", "/var/lib/yrden/yrden.json")
+        serve = ["serve", "--config", "/var/lib/yrden/yrden.json", "--listen", "0.0.0.0:8750"]
+        first = start(image, containers, options=mount, args=serve)
+        first.wait_ready(READY_WITHIN)
+        entry = {"command": "/usr/local/bin/yrden", "args": ["demo-server"]}
+        async with httpx2.AsyncClient(headers=AUTH, timeout=30) as http:
+            added = await http.post(f"{first.base}/api/v1/servers", json={"id": "second", "config": entry})
+            assert added.status_code == 201, added.text
+        await wait_for_server_state(first, "second", "connected", 30, token=ADMIN_TOKEN)
+        first.remove()
+
+        second = start(image, containers, options=mount, args=serve)
+        second.wait_ready(READY_WITHIN)
+        async with httpx2.AsyncClient(headers=AUTH, timeout=30) as http:
+            listed = (await http.get(f"{second.base}/api/v1/servers")).json()
+        ids = [s["id"] for s in (listed["servers"] if isinstance(listed, dict) else listed)]
+        assert ids == ["demo", "second"], listed
+        async with mcp_session(f"{second.base}/mcp", mode="legacy") as session:
+            result = await session.client.call_tool("second__echo", {"message": "kept"})
+            assert text_of(result) == "kept"
+    finally:
+        for container in containers:
+            container.remove()
+        engine.run("volume", "rm", "-f", volume, check=False)
+
+
+# ---------------------------------------------------------------------------
+# SIGTERM
+
+PIDFD_INFO_EXIT = 1 << 3
+PIDFD_INFO_SIZE = 64  # struct pidfd_info up to exit_code (PIDFD_INFO_SIZE_VER0)
+PIDFD_GET_INFO = (3 << 30) | (PIDFD_INFO_SIZE << 16) | (0xFF << 8) | 11  # _IOWR(PIDFS_IOCTL_MAGIC, 11, ...)
+
+
+def exit_status_of(fd: int) -> int | None:
+    """The wait status a reaped process ended with, read from its pidfd (Linux 6.15's PIDFD_INFO_EXIT), or None
+    where the kernel cannot say."""
+    buffer = bytearray(PIDFD_INFO_SIZE)
+    struct.pack_into("=Q", buffer, 0, PIDFD_INFO_EXIT)
+    try:
+        fcntl.ioctl(fd, PIDFD_GET_INFO, buffer)
+    except OSError:
+        return None
+    (mask,) = struct.unpack_from("=Q", buffer, 0)
+    return struct.unpack_from("=i", buffer, 60)[0] if mask & PIDFD_INFO_EXIT else None
+
+
+async def test_sigterm_ends_the_container_within_the_drain_and_the_gateway_stops_its_children(image, containers):
+    container = start(image, containers)
+    container.wait_ready(READY_WITHIN)
+    async with mcp_session(f"{container.base}/mcp", mode="legacy") as session:
+        assert "demo__echo" in await session.tool_names()
+    processes = host_processes_of(container)
+    children = [p for p in processes if "demo-server" in p.command]
+    assert len(children) == 1, processes
+    watched = {p.pid: pidfd(p.pid) for p in processes}
+    try:
+        signalled = time.monotonic()
+        container.engine.run("kill", "--signal", "TERM", container.id)
+        status = container.wait_exit(timeout=DRAIN_SECONDS + 10)
+        took = time.monotonic() - signalled
+        assert status == 0, f"exit status {status} after SIGTERM:\n{container.logs()[-3000:]}"
+        assert took <= DRAIN_SECONDS, f"SIGTERM took {took:.1f} s, past the documented {DRAIN_SECONDS} s drain"
+        # No process of the container is left on the host, the stdio server included.
+        still = [pid for pid, fd in watched.items() if not select.select([fd], [], [], 5)[0]]
+        assert not still, f"left running after the container ended: {[harness.proc_info(p) for p in still]}"
+        # The end of the container's pid namespace would kill a leftover child with SIGKILL too: that the child
+        # ended otherwise shows the gateway stopped it (it closes the child's stdin, then signals it if need be).
+        (child,) = children
+        ended = exit_status_of(watched[child.pid])
+        if ended is not None:
+            assert ended != 9, f"the stdio server was killed with SIGKILL (wait status {ended}), not stopped by yrden"
+    finally:
+        for fd in watched.values():
+            os.close(fd)
+
+
+# ---------------------------------------------------------------------------
+# stdio
+
+
+async def test_podman_run_i_stdio_answers_an_sdk_host(image, tmp_path):
+    engine = image.engine
+    name = f"yrden-interop-stdio-{os.getpid()}-{time.monotonic_ns()}"
+    argv = ["run", "--rm", "-i", "--init", "--name", name, image.tag, "stdio", "--config", "/etc/yrden/yrden.json"]
+    params = StdioServerParameters(command=engine.name, args=argv, env=engine.env)
+    try:
+        with open(tmp_path / "stderr.log", "w") as stderr:
+            async with Client(stdio_client(params, errlog=stderr), mode="legacy", cache=None) as client:
+                with anyio.fail_after(READY_WITHIN):
+                    while "demo__echo" not in {t.name for t in (await client.list_tools()).tools}:
+                        await anyio.sleep(0.2)
+                    result = await client.call_tool("demo__echo", {"message": "over stdio"})
+        assert text_of(result) == "over stdio"
+    finally:
+        engine.run("rm", "-f", name, check=False)
