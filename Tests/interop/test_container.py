@@ -14,6 +14,8 @@ import fcntl
 import os
 import select
 import struct
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,14 +23,26 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
+import yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import harness
-from containers import ADMIN_TOKEN, Container, Image, build_image, host_processes_of, pidfd, run_detached
+from containers import (
+    ADMIN_TOKEN,
+    CONTAINER_PORT,
+    Container,
+    Image,
+    build_image,
+    host_processes_of,
+    pidfd,
+    run_detached,
+)
 from harness import mcp_session, text_of, wait_for_server_state
 
 TAG = "localhost/yrden:interop"
+DEPLOY = harness.REPO_ROOT / "deploy"
+PODMAN_COMPOSE = Path(sys.executable).with_name("podman-compose")  # Tests/interop/requirements.txt pins it
 READY_WITHIN = 30.0
 DRAIN_SECONDS = 20  # the drain the Dockerfile and deploy/README.md document for SIGTERM (YrdenApplication)
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -199,3 +213,52 @@ async def test_podman_run_i_stdio_answers_an_sdk_host(image, tmp_path):
         assert text_of(result) == "over stdio"
     finally:
         engine.run("rm", "-f", name, check=False)
+
+
+# ---------------------------------------------------------------------------
+# podman-compose
+
+
+def compose_copy(directory: Path, port: int) -> Path:
+    """deploy/docker-compose.yml beside deploy/yrden.json in ``directory``, changed only where a test must: the
+    image under test instead of yrden:local and its build (nothing compiles here), and a free loopback port
+    instead of 8750."""
+    document = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+    for service in document["services"].values():
+        service["image"] = TAG
+        service.pop("build", None)
+    (published,) = document["services"]["yrden"]["ports"]
+    assert published == f"127.0.0.1:{CONTAINER_PORT}:{CONTAINER_PORT}", published
+    document["services"]["yrden"]["ports"] = [f"127.0.0.1:{port}:{CONTAINER_PORT}"]
+    (directory / "yrden.json").write_text((DEPLOY / "yrden.json").read_text())
+    path = directory / "docker-compose.yml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path
+
+
+async def test_docker_compose_yml_comes_up_with_podman_compose_and_serves(image, tmp_path):
+    port = harness.free_port()
+    compose_file = compose_copy(tmp_path, port)
+    project = f"yrden-interop-{os.getpid()}-{time.monotonic_ns()}"
+    env = {**image.engine.env, "YRDEN_ADMIN_TOKEN": ADMIN_TOKEN}
+
+    def compose(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        argv = [str(PODMAN_COMPOSE), "-f", str(compose_file), "-p", project, *args]
+        return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout)
+
+    try:
+        up = compose("up", "-d")
+        assert up.returncode == 0, up.stdout + up.stderr
+        gateway = Container(image.engine, f"{project}_yrden_1", port, time.monotonic())
+        gateway.wait_ready(READY_WITHIN)
+        await assert_serves_mcp(f"{gateway.base}/mcp")
+        # The one-shot service seeded the live config into the volume, and the gateway runs from it.
+        seeded = image.engine.run("logs", f"{project}_yrden-init_1")
+        assert "copied /etc/yrden/yrden.json to /var/lib/yrden/yrden.json" in seeded.stdout + seeded.stderr
+        assert gateway.inspect("{{.Config.Cmd}}").count("/var/lib/yrden/yrden.json") == 1
+        # The compose file's own health check (bash's /dev/tcp asking /readyz) passes in the image.
+        health = image.engine.run("healthcheck", "run", gateway.id, check=False)
+        assert health.returncode == 0, f"the health check failed: {health.stdout}{health.stderr}"
+    finally:
+        down = compose("down", "-v", "-t", "30")
+        assert down.returncode == 0, down.stdout + down.stderr
