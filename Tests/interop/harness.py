@@ -317,15 +317,17 @@ def start_gateway(
     env: Mapping[str, str] | None = None,
     ready_timeout: float = READY_TIMEOUT,
     ready_path: str = "/readyz",
+    port: int | None = None,
 ) -> Gateway:
-    """Write ``config``, start ``yrden serve`` on a free loopback port, wait for ``/readyz`` to answer 200.
+    """Write ``config``, start ``yrden serve`` on a free loopback port (or ``port``: a gateway started again
+    where a balancer expects it), wait for ``/readyz`` to answer 200.
 
     ``ready_path="/healthz"`` returns as soon as the gateway listens, before its upstreams are connected.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     config_path = write_config(workdir, config)
     log_path = workdir / "yrden.log"
-    port = free_port()
+    port = port if port is not None else free_port()
     log_file = open(log_path, "wb")
     argv = [str(binary), "serve", "--config", str(config_path), "--listen", f"127.0.0.1:{port}", *extra_args]
     proc = subprocess.Popen(
