@@ -23,6 +23,8 @@ struct SharedState: Sendable {
     let box: SecretBox
     /// Who hears of a secret another replica changed (set once the OAuth sign-ins exist).
     let secretChanges: ChangeRelay
+    /// The key every replica seals `requestState` tokens with.
+    let requestStateKey: [UInt8]
 
     var secretStore: SharedSecretStore { SharedSecretStore(documents: secrets, box: box) }
 }
@@ -103,16 +105,47 @@ struct SharedStateSetup {
             let relay = ChangeRelay()
             let secrets = MirroredDocuments(prefix: SharedSecretStore.prefix, database: database) { relay.tell($0) }
             try await secrets.reload()
+            let requestStateKey = try await sharedKey(SharedStateSetup.requestStateKeyName, in: database, box: box)
             return SharedState(
                 database: database,
                 config: config,
                 snapshot: snapshot,
                 secrets: secrets,
                 box: box,
-                secretChanges: relay
+                secretChanges: relay,
+                requestStateKey: requestStateKey
             )
         } catch {
             throw StartupRefusal(message: "store.postgres: \(error); check the URL, the credentials and that it runs")
+        }
+    }
+}
+
+extension SharedStateSetup {
+    static let requestStateKeyName = "requeststate.key"
+
+    /// The 32-byte key called `name` that every replica shares: read, or made and written by the first replica
+    /// (two making one at once: one write wins, the other reads it). Sealed like every secret in the store.
+    func sharedKey(_ name: String, in database: SharedStateDatabase, box: SecretBox) async throws -> [UInt8] {
+        let made = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
+        let sealed = try box.seal(made, context: name)
+        let stored = try await Self.readOrCreate(SharedSecretStore.prefix + name, sealed, in: database)
+        return try box.open(stored, context: name, source: "the store's \(name)")
+    }
+
+    /// What is stored as `name`, or `body` written there first if nothing is.
+    private static func readOrCreate(
+        _ name: String,
+        _ body: [UInt8],
+        in database: SharedStateDatabase
+    ) async throws(SharedStateError) -> [UInt8] {
+        if let found = try await database.read(name) { return found.body }
+        do {
+            _ = try await database.write(name, body, expecting: 0)
+            return body
+        } catch {
+            guard case .versionChanged = error, let found = try await database.read(name) else { throw error }
+            return found.body
         }
     }
 }

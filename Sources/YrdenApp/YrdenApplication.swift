@@ -86,7 +86,8 @@ package struct YrdenApplication: Sendable {
             config: config,
             logger: logger,
             connector: connector,
-            toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins()
+            toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(),
+            requestStateKey: shared?.requestStateKey
         )
         let store =
             shared.map {

@@ -37,13 +37,16 @@ package final class Gateway: Sendable {
     /// What routing reads: the registry's snapshot.
     package typealias Snapshot = ServerRegistry.Snapshot
 
-    /// `toolPins` holds the pins saved by an earlier run; by default pins are kept in memory only. `startup`
-    /// says how long the first requests wait for the servers' first attempts.
+    /// `toolPins` holds the pins saved by an earlier run; by default pins are kept in memory only.
+    /// `requestStateKey` seals the `requestState` of parked calls (replicas share one, so each can read
+    /// another's); by default one is made for this process. `startup` says how long the first requests wait for
+    /// the servers' first attempts.
     package init(
         config: GatewayConfig,
         logger: Logger,
         connector: UpstreamConnector = UpstreamConnector(),
         toolPins: ToolPins? = nil,
+        requestStateKey: [UInt8]? = nil,
         startup bound: StartupBound = .startupWait
     ) {
         self.settings = config.gateway
@@ -54,7 +57,7 @@ package final class Gateway: Sendable {
             time: connector.time
         )
         self.connector = connector
-        self.bridge = EraBridge(time: connector.time)
+        self.bridge = EraBridge(time: connector.time, requestStateKey: requestStateKey)
         self.logger = logger
         let startup = StartupGate(
             bound,

@@ -1,3 +1,4 @@
+import Crypto
 import FoundationEssentials
 import YrdenProtocol
 import YrdenTransport
@@ -10,12 +11,14 @@ import YrdenTransport
 final class EraBridge: Sendable {
     /// Calls that wait for their client's retry, and the seal of the `requestState` that names them.
     let parked = ParkedCalls()
-    let requestStates = RequestStateSeal()
+    let requestStates: RequestStateSeal
     /// The gateway's clock, for the asks a parked call gathers and the pause of an `input_required` retry.
     let time: any TimeSource
 
-    init(time: any TimeSource) {
+    /// `requestStateKey`: the 32-byte key replicas share (from the store); `nil` makes one for this process.
+    init(time: any TimeSource, requestStateKey: [UInt8]? = nil) {
         self.time = time
+        self.requestStates = requestStateKey.map { RequestStateSeal(key: SymmetricKey(data: $0)) } ?? RequestStateSeal()
     }
 
     /// Ends every parked call (the gateway's run is over).
