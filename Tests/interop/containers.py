@@ -86,11 +86,12 @@ class Container:
     id: str
     port: int | None
     started_at: float  # time.monotonic() just before `run` was invoked
+    host: str = "127.0.0.1"  # where the test reaches it: the published loopback port, or a pod's address
     removed: bool = field(default=False)
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def inspect(self, template: str) -> str:
         return self.engine.run("inspect", "--format", template, self.id).stdout.strip()

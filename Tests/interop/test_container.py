@@ -42,6 +42,7 @@ from harness import mcp_session, text_of, wait_for_server_state
 
 TAG = "localhost/yrden:interop"
 DEPLOY = harness.REPO_ROOT / "deploy"
+K8S = DEPLOY / "k8s"
 PODMAN_COMPOSE = Path(sys.executable).with_name("podman-compose")  # Tests/interop/requirements.txt pins it
 READY_WITHIN = 30.0
 DRAIN_SECONDS = 20  # the drain the Dockerfile and deploy/README.md document for SIGTERM (YrdenApplication)
@@ -262,3 +263,108 @@ async def test_docker_compose_yml_comes_up_with_podman_compose_and_serves(image,
     finally:
         down = compose("down", "-v", "-t", "30")
         assert down.returncode == 0, down.stdout + down.stderr
+
+
+# ---------------------------------------------------------------------------
+# podman kube play
+#
+# What podman 4.3's `kube play` cannot play of deploy/k8s, and what the test does instead (real Kubernetes needs
+# none of this):
+# - the initContainer: played as a "once" init container it races its own removal ("cannot remove container
+#   ... as it is running") and the main container never starts. The test runs the same command with the same
+#   mounts (the ConfigMap's file, the claim's volume) with `podman run` first, then plays the pod without it.
+# - secretKeyRef to the Secret: a Secret in the played file is refused ("secret ... is not valid JSON"); the
+#   played copy has the values inline.
+# - the Service: kube play has no Services; the test reaches the pod at its own address, as the Service would.
+# - the probes: the liveness probe becomes a health check that runs curl in the container (the image has none)
+#   on port 0 (the named port "http" is not resolved), run only by systemd timers (none here); startup and
+#   readiness probes are not played. The test asks /readyz itself. The claim becomes a named volume.
+# Names (the Deployment, the claim, the ConfigMap: each becomes a volume) are made unique so runs never meet, and
+# the image is the one under test.
+
+
+def kube_copy(directory: Path, suffix: str, admin_token: str) -> tuple[Path, Path, dict]:
+    """The played copies: the claim alone (played first, so the seed step has its volume), and the ConfigMap
+    with the Deployment. Returns both paths and the initContainer that the test runs itself."""
+    (configmap,) = yaml.safe_load_all((K8S / "configmap.yaml").read_text())
+    (claim,) = yaml.safe_load_all((K8S / "pvc.yaml").read_text())
+    (deployment,) = yaml.safe_load_all((K8S / "deployment.yaml").read_text())
+    (secret,) = yaml.safe_load_all((K8S / "secret.yaml").read_text())
+    for document in (claim, deployment, configmap):
+        document["metadata"]["name"] = f"{document['metadata']['name']}-{suffix}"
+    pod = deployment["spec"]["template"]["spec"]
+    (init,) = pod.pop("initContainers")
+    for volume in pod["volumes"]:
+        if "persistentVolumeClaim" in volume:
+            volume["persistentVolumeClaim"]["claimName"] = claim["metadata"]["name"]
+        if "configMap" in volume:
+            volume["configMap"]["name"] = configmap["metadata"]["name"]
+    values = {**secret["stringData"], "YRDEN_ADMIN_TOKEN": admin_token, "YRDEN_SECRET_KEY": ""}
+    for container in [init, *pod["containers"]]:
+        container["image"] = TAG
+        for variable in container.get("env", []):
+            if reference := variable.get("valueFrom", {}).get("secretKeyRef"):
+                assert reference["name"] == secret["metadata"]["name"], reference
+                variable.pop("valueFrom")
+                variable["value"] = values[reference["key"]]
+    claim_path = directory / "claim.yaml"
+    claim_path.write_text(yaml.safe_dump(claim, sort_keys=False))
+    played = directory / "played.yaml"
+    played.write_text(yaml.safe_dump_all([configmap, deployment], sort_keys=False))
+    return claim_path, played, {"init": init, "pod": pod, "configmap": configmap, "claim": claim}
+
+
+def run_init_container(image: Image, directory: Path, parts: dict) -> str:
+    """The initContainer's command with its mounts: the ConfigMap's files and the claim's volume."""
+    volumes = {v["name"]: v for v in parts["pod"]["volumes"]}
+    init = parts["init"]
+    mounts: list[str] = []
+    for mount in init["volumeMounts"]:
+        volume = volumes[mount["name"]]
+        if "configMap" in volume:
+            assert volume["configMap"]["name"] == parts["configmap"]["metadata"]["name"]
+            files = directory / "configmap"
+            files.mkdir(exist_ok=True)
+            for name, text in parts["configmap"]["data"].items():
+                (files / name).write_text(text)
+            mounts += ["-v", f"{files}:{mount['mountPath']}:ro"]
+        else:
+            mounts += ["-v", f"{volume['persistentVolumeClaim']['claimName']}:{mount['mountPath']}"]
+    command = init["command"] + init.get("args", [])
+    proc = image.engine.run("run", "--rm", *mounts, "--entrypoint", command[0], TAG, *command[1:])
+    return proc.stdout
+
+
+async def test_deploy_k8s_runs_under_podman_kube_play(image, tmp_path):
+    engine = image.engine
+    suffix = f"{os.getpid()}-{time.monotonic_ns()}"
+    claim_path, played, parts = kube_copy(tmp_path, suffix, ADMIN_TOKEN)
+    try:
+        engine.run("kube", "play", str(claim_path))
+        seeded = run_init_container(image, tmp_path, parts)
+        assert "copied /etc/yrden/yrden.json to /var/lib/yrden/yrden.json" in seeded, seeded
+        play = engine.run("kube", "play", str(played), timeout=120)
+        pod_id = play.stdout.split("Pod:\n", 1)[1].split()[0]
+        infra = engine.run("pod", "inspect", "--format", "{{.InfraContainerID}}", pod_id).stdout.strip()
+        address = engine.run(
+            "inspect", "--format", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", infra
+        ).stdout.strip()
+        (main,) = parts["pod"]["containers"]
+        (port,) = [p["containerPort"] for p in main["ports"]]
+        name = engine.run("pod", "inspect", "--format", "{{.Name}}", pod_id).stdout.strip()
+        gateway = Container(engine, f"{name}-{main['name']}", port, time.monotonic(), host=address)
+        gateway.wait_ready(READY_WITHIN)
+        await assert_serves_mcp(f"{gateway.base}/mcp")
+        # As the Deployment asks: uid 10001, a read-only root, the pause process as PID 1 (shareProcessNamespace,
+        # it reaps orphans), the gateway running the config the init step seeded into the claim's volume.
+        assert gateway.exec("id", "-u").stdout.strip() == "10001"
+        refused = gateway.exec("sh", "-c", "echo x > /written", check=False)
+        assert refused.returncode != 0 and "Read-only file system" in refused.stderr, refused
+        top = engine.run("top", gateway.id, "pid,args").stdout.splitlines()[1:]
+        first = {line.split(None, 1)[0]: line.split(None, 1)[1] for line in top}["1"]
+        assert "catatonit" in first or "pause" in first, top
+        assert any("serve --config /var/lib/yrden/yrden.json" in line for line in top), top
+    finally:
+        engine.run("kube", "down", str(played), check=False, timeout=120)
+        for volume in (parts["claim"]["metadata"]["name"], parts["configmap"]["metadata"]["name"]):
+            engine.run("volume", "rm", "-f", volume, check=False)
