@@ -1,11 +1,11 @@
 """The container files in deploy/: they parse, agree with each other, and really start the gateway.
 
 The image itself is built and run by test_container.py (podman, compose, kube play). Here, fast and without an
-engine, what a container would do is done with the real binary instead: the command line and environment of the image (``docker run``), of the compose service
-and of the Kubernetes Deployment, read from those files, with only the listen port changed, container paths
-mapped into a temporary directory and ``/usr/local/bin/yrden`` mapped to ``$YRDEN_BIN``. Their seeding step
-(compose's one-shot service, the initContainer) runs the shipped script, the probes' paths are polled, and
-compose's health check runs under bash.
+engine, what a container would do is done with the real binary instead: the command line and environment of the
+image (``docker run``), of the compose service and of the Kubernetes Deployment, read from those files, with
+only the listen port changed, container paths mapped into a temporary directory and ``/usr/local/bin/yrden``
+mapped to ``$YRDEN_BIN``. Their seeding step (compose's one-shot service, the initContainer) runs the shipped
+script, the probes' paths are polled, and compose's health check runs under bash.
 """
 
 from __future__ import annotations
