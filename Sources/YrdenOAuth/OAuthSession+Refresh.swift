@@ -45,7 +45,9 @@ extension OAuthSession {
                 logger.warning("OAuth refresh failed; will retry: \(error.message)")
                 throw error
             }
-            if client.isDynamic && error.serverCode == "invalid_client" { forgetRegistration() }
+            if client.isDynamic && error.serverCode == "invalid_client" {
+                forgetRegistration(client.clientID)
+            }
             discardTokens(reason: "\(error.message); sign in again")
             throw needsSignIn()
         }
@@ -66,14 +68,16 @@ extension OAuthSession {
     }
 
     /// The client the tokens were issued to: the configured one (with the token authentication method
-    /// sign-in chose for it, stored without the secret), or the stored dynamic registration.
+    /// sign-in chose for it, stored without the secret), or the dynamic registration, stored or kept with the
+    /// tokens (another replica's sign-in may have stored a registration of its own since).
     private func refreshClient(for tokens: OAuthTokens) throws(OAuthError) -> ClientRegistration {
         let stored = try credentials.loadRegistration()
+        let candidates = [stored, tokens.client].compactMap { $0 }
         if let clientID = configuration.clientID, clientID == tokens.clientID {
             let secret = configuration.clientSecret
             var method = ClientRegistration.AuthMethod.none
             if secret != nil {
-                let recorded = stored.flatMap { !$0.isDynamic && $0.clientID == clientID ? $0.authMethod : nil }
+                let recorded = candidates.first { !$0.isDynamic && $0.clientID == clientID }?.authMethod
                 method = recorded.flatMap { $0 == .none ? nil : $0 } ?? .clientSecretBasic
             }
             return ClientRegistration(
@@ -86,18 +90,23 @@ extension OAuthSession {
                 isDynamic: false
             )
         }
-        guard let stored, stored.isDynamic, stored.clientID == tokens.clientID, stored.issuer == tokens.issuer else {
+        let issuedTo = candidates.first {
+            $0.isDynamic && $0.clientID == tokens.clientID && $0.issuer == tokens.issuer
+        }
+        guard let issuedTo else {
             throw OAuthError(
                 .needsSignIn,
                 "the client that obtained the tokens of server \(serverID) is no longer registered; sign in again"
             )
         }
-        return stored
+        return issuedTo
     }
 
-    /// Drops a dynamic registration the server no longer knows, so the next sign-in registers again.
-    func forgetRegistration() {
+    /// Drops the dynamic registration `clientID` the server no longer knows, so the next sign-in registers
+    /// again; one stored since by another replica's sign-in is another client and stays.
+    func forgetRegistration(_ clientID: String) {
         do {
+            guard try credentials.loadRegistration()?.clientID == clientID else { return }
             try credentials.removeRegistration()
         } catch {
             logger.error("cannot remove the stored OAuth client registration: \(error.message)")

@@ -167,7 +167,7 @@ extension OAuthSession {
             )
         } catch {
             if context.client.isDynamic && error.kind == .refused && error.serverCode == "invalid_client" {
-                forgetRegistration()
+                forgetRegistration(context.client.clientID)
             }
             if generation == signInGeneration { setProgress(.failed(reason: error.message)) }
             return .failed(serverID: serverID, reason: error.message)
@@ -176,6 +176,9 @@ extension OAuthSession {
             return .failed(serverID: serverID, reason: "the sign-in was cancelled while the code was exchanged")
         }
         let now = clock.now()
+        // The client travels with the tokens (a configured secret stays in the config).
+        var client = context.client
+        if !client.isDynamic { client.clientSecret = nil }
         adopt(
             OAuthTokens(
                 accessToken: response.accessToken,
@@ -186,7 +189,8 @@ extension OAuthSession {
                 resource: context.discovered.resource,
                 issuer: context.discovered.server.issuer,
                 tokenEndpoint: context.discovered.server.tokenEndpoint,
-                clientID: context.client.clientID
+                clientID: context.client.clientID,
+                client: client
             )
         )
         requestedScopes = context.scopes

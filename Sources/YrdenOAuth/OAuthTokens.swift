@@ -4,7 +4,9 @@ import YrdenProtocol
 ///
 /// `resource`, `issuer`, `tokenEndpoint` and `clientID` record where the tokens came from: the access token
 /// goes only to that resource, and the refresh token only to that token endpoint, with that client.
-/// `description` never shows a token.
+/// `client` is that client itself (without a configured secret, which stays in the config): replicas sharing
+/// the tokens each register a client of their own when they start a sign-in, and the stored registration is
+/// whichever came last, so a refresh must not depend on it. `description` never shows a token.
 struct OAuthTokens: Sendable, Hashable, CustomStringConvertible {
     var accessToken: String
     var refreshToken: String?
@@ -18,6 +20,8 @@ struct OAuthTokens: Sendable, Hashable, CustomStringConvertible {
     var issuer: String
     var tokenEndpoint: String
     var clientID: String
+    /// The client the tokens were issued to; nil in tokens stored before it was kept.
+    var client: ClientRegistration?
 
     /// How long before expiry a refresh is due: a minute, or half the lifetime of a shorter-lived token, so
     /// a request never leaves with a token about to die and a 30-second token is not refreshed at once.
@@ -61,6 +65,7 @@ struct OAuthTokens: Sendable, Hashable, CustomStringConvertible {
         if let refreshToken { object["refreshToken"] = .string(refreshToken) }
         if let scopes { object["scopes"] = .array(scopes.map(JSONValue.string)) }
         if let expiresAt { object["expiresAt"] = .double(expiresAt) }
+        if let client { object["client"] = client.document }
         return .object(object)
     }
 
@@ -83,6 +88,7 @@ struct OAuthTokens: Sendable, Hashable, CustomStringConvertible {
         self.issuer = issuer
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
+        client = document["client"].flatMap(ClientRegistration.init(document:))
     }
 
     init(
@@ -94,7 +100,8 @@ struct OAuthTokens: Sendable, Hashable, CustomStringConvertible {
         resource: String,
         issuer: String,
         tokenEndpoint: String,
-        clientID: String
+        clientID: String,
+        client: ClientRegistration? = nil
     ) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
@@ -105,5 +112,6 @@ struct OAuthTokens: Sendable, Hashable, CustomStringConvertible {
         self.issuer = issuer
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
+        self.client = client
     }
 }
