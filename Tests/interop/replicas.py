@@ -250,6 +250,15 @@ class Replicas:
         stop_quietly(children)
         self.earlier.append(gw)
 
+    def stop(self, name: str) -> int:
+        """SIGTERM the replica, as a rolling update does, and return its exit status once it has exited (it
+        drains the calls it is running first)."""
+        gw = self.gateways[name]
+        status = gw.stop()
+        stop_quietly(gw.children_at_stop)
+        self.earlier.append(gw)
+        return status
+
     def restart(self, name: str, *, wait_up: bool = True) -> Gateway:
         """Start the replica again with its own config file, on its port, in its directory (its previous log
         kept beside as ``yrden.log.N``); by default return once HAProxy holds it up."""

@@ -161,6 +161,64 @@ async def test_a_killed_replica_costs_only_the_calls_it_held(replicas: ReplicasF
     assert after_back[victim] > 0, f"{victim} took no traffic after its restart: {after_back}"
 
 
+async def test_a_replica_stopped_gracefully_loses_no_call(replicas: ReplicasFactory) -> None:
+    """SIGTERM of one replica under traffic (a rolling update): it finishes the calls it runs, answers new ones
+    503 until HAProxy takes it out, and HAProxy sends those to another replica: no call fails."""
+    group = replicas()
+    victim = "replica3"
+    request_ids = iter(range(1, 1_000_000))
+    async with httpx2.AsyncClient(timeout=60, limits=httpx2.Limits(max_connections=32)) as http:
+        slow: list[Outcome] = []
+        calls: list[Outcome] = []
+        stop = anyio.Event()
+
+        async def slow_call() -> None:
+            slow.append(
+                await stateless_call(
+                    http, group.url, "demo__slow", {"seconds": 3, "steps": 1},
+                    request_id=next(request_ids), expect="done after 3 s",
+                )  # fmt: skip
+            )
+
+        async def echo_worker() -> None:
+            while not stop.is_set():
+                n = next(request_ids)
+                calls.append(
+                    await stateless_call(
+                        http, group.url, "demo__echo", {"message": f"call {n}"}, request_id=n, expect=f"call {n}"
+                    )
+                )
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(6):
+                tg.start_soon(slow_call)
+            await anyio.to_thread.run_sync(
+                lambda: wait_until(
+                    lambda: all(int(row["scur"]) == 2 for row in group.lb.stats().values()),
+                    30,
+                    "two slow calls in flight on every replica",
+                )
+            )
+            for _ in range(WORKERS):
+                tg.start_soon(echo_worker)
+            with anyio.fail_after(30):
+                while len(calls) < 20:
+                    await anyio.sleep(0.01)
+            status = await anyio.to_thread.run_sync(lambda: group.stop(victim))
+            at_exit = len(calls)
+            with anyio.fail_after(60):
+                while len(calls) < at_exit + 200:
+                    await anyio.sleep(0.01)
+            stop.set()
+
+    assert status == 0
+    assert len(slow) == 6 and not [o for o in slow if o.error], f"slow calls failed: {slow}"
+    assert sum(o.replica == victim for o in slow) == 2, "the stopped replica did not finish its two calls"
+    failed = [o for o in calls if o.error]
+    assert not failed, f"{len(failed)} of {len(calls)} calls failed while {victim} stopped: {failed[:5]}"
+    assert not group.lb.is_up(victim)
+
+
 async def test_a_session_stays_on_its_replica_and_starts_again_elsewhere(replicas: ReplicasFactory) -> None:
     group = replicas()
     async with traced_client(group.url, mode="legacy") as first:
