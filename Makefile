@@ -106,7 +106,7 @@ interop: build venv venv-1x browser-deps service-deps
 
 test: lint unit console-unit interop
 
-bench: build-release
+bench: build-release service-deps
 	Benchmarks/run.sh
 
 # The Swift standard library and Foundation are linked in; what stays dynamic is glibc, libstdc++, zlib and

@@ -11,6 +11,7 @@
 # and full-listing figures, over FLEET_LISTINGS (default 50) whole listings. The tool search index of search mode
 # is measured in process (yrden-search-bench). Ends with the HTTP-upstream rows (http_upstream.sh), then the
 # budgets, then the event loop's figures under the heavy operator paths against theirs (loop_lag.sh).
+# Between the HTTP-upstream rows and the budgets: 3 replicas behind HAProxy against one gateway (replicas.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 LIST_CALLS=${LIST_CALLS:-300}
@@ -233,6 +234,8 @@ search_row "held-out needs with a tool of theirs in the top 3 (empty)" "${R[sear
 
 echo
 "$ROOT/Benchmarks/http_upstream.sh"
+echo
+"$ROOT/Benchmarks/replicas.sh"
 
 # within MEASURED OP LIMIT -> yes / no (n/a when nothing was measured)
 within() {
