@@ -163,7 +163,9 @@ EOF
     : >"$r/etc/resolv.conf"
     : >"$r/etc/hostname"
     # An imported image has no ENV: the PATH and command Debian's images have.
-    tar --numeric-owner -C "$r" -c . | "$engine" import -q \
+    local -a quiet=()
+    [ "$engine" = podman ] && quiet=(-q)  # docker import has no --quiet (and prints only the id)
+    tar --numeric-owner -C "$r" -c . | "$engine" import "${quiet[@]}" \
         --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
         --change 'CMD ["bash"]' \
         --change "LABEL org.opencontainers.image.description=\"$name made by deploy/image.sh with debootstrap from $mirror\"" \
