@@ -17,12 +17,13 @@ struct OAuthSetup {
     let logger: Logger
 
     /// The sign-ins of every OAuth server, sharing the upstream HTTP client and one callback router; their
-    /// tokens in `shared` (the store replicas share) when there is one.
-    func credentials(httpClient: HTTPClient, shared: (any SecretStore)? = nil) throws -> OAuthCredentials {
+    /// tokens in `shared` (the store replicas share) when there is one, where what another replica changes
+    /// reaches them.
+    func credentials(httpClient: HTTPClient, shared: SharedState? = nil) throws -> OAuthCredentials {
         let key = try loaded.environment["YRDEN_SECRET_KEY"].flatMap { $0.isEmpty ? nil : try SecretBox(keyText: $0) }
         let secrets: any SecretStore
         if let shared {
-            secrets = shared
+            secrets = shared.secretStore
         } else if let directory = dataDirectory {
             secrets = try FileSecretStore(directory: directory, key: key)
         } else {
@@ -31,13 +32,15 @@ struct OAuthSetup {
             )
             secrets = InMemorySecretStore()
         }
-        return OAuthCredentials(
+        let credentials = OAuthCredentials(
             router: OAuthCallbackRouter(),
             secrets: secrets,
             redirectURI: redirectURI,
             http: .live(client: httpClient),
             logger: logger
         )
+        shared?.secretChanges.listen { [weak credentials] name in credentials?.secretChanged(name) }
+        return credentials
     }
 
     var dataDirectory: String? { loaded.dataDirectory }

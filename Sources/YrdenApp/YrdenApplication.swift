@@ -56,7 +56,7 @@ package struct YrdenApplication: Sendable {
         GlibcHeap.install()
         return try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
             let credentials = try OAuthSetup(loaded: loaded, logger: logger)
-                .credentials(httpClient: httpClient, shared: shared?.secretStore)
+                .credentials(httpClient: httpClient, shared: shared)
             let connector = UpstreamConnector(
                 channels: LiveChannels(httpClient: httpClient),
                 credentials: credentials,

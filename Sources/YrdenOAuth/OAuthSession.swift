@@ -141,8 +141,13 @@ package actor OAuthSession {
         do {
             return try await refreshedTokens().accessToken
         } catch {
-            if error.kind == .network, tokens == current, !current.isExpired(at: clock.now()) {
+            let now = clock.now()
+            if error.kind == .network, tokens == current, !current.isExpired(at: now) {
                 return current.accessToken
+            }
+            // The tokens were replaced during the refresh (taken from another replica): those serve.
+            if error.kind == .cancelled, let replaced = tokens, replaced != current, !replaced.isExpired(at: now) {
+                return replaced.accessToken
             }
             throw error
         }

@@ -28,6 +28,8 @@ package final class OAuthCredentials: UpstreamCredentials {
     }
 
     private let sessions = Mutex<[String: Entry]>([:])
+    /// Servers whose session has a reload of its stored tokens queued: one task per server at most.
+    private let reloads = Mutex<Set<String>>([])
 
     package init(
         router: OAuthCallbackRouter,
@@ -66,6 +68,22 @@ package final class OAuthCredentials: UpstreamCredentials {
         let session = sessions.withLock { $0.removeValue(forKey: id)?.session }
         // Ends the pending flow so its `state` stops working; nobody waits for it.
         if let session { Task { await session.cancelSignIn() } }
+    }
+
+    /// Another replica sharing the store changed the secret `name`: when it is a server's tokens, that
+    /// server's session takes them in (a sign-in, refresh or sign-out made through any replica holds for all).
+    /// Changes arriving while a reload is queued are read by it.
+    package func secretChanged(_ name: String) {
+        let prefix = "oauth."
+        let suffix = ".tokens"
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else { return }
+        let id = String(name.dropFirst(prefix.count).dropLast(suffix.count))
+        guard let session = existing(id), reloads.withLock({ $0.insert(id).inserted }) else { return }
+        // Off the store's change feed, which must not wait for the session's actor.
+        Task {
+            _ = reloads.withLock { $0.remove(id) }
+            await session.storedTokensChanged()
+        }
     }
 
     /// Server `spec`'s session (made now if there is none, or if its OAuth settings changed), or `nil` when the
