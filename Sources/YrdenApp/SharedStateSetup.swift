@@ -99,6 +99,7 @@ struct SharedStateSetup {
 
     private func open(_ database: SharedStateDatabase, box: SecretBox) async throws -> SharedState {
         do {
+            try await database.check()
             try await database.migrate()
             let config = SharedConfig(database: database, local: loaded.document)
             let snapshot = try await config.loadOrSeed()

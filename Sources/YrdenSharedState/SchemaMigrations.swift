@@ -26,6 +26,21 @@ extension SharedStateDatabase {
     /// A constant key for the migration lock (any 64-bit number no one else uses; this is "yrden" in ASCII).
     static let migrationLock: Int64 = 0x79_7264_656e
 
+    /// Connects once and hangs up: at start, so a store that is down or refuses the credentials is said in
+    /// seconds, with the server's own reason (the pool would keep retrying until its deadline).
+    package func check() async throws(SharedStateError) {
+        let location = self.location
+        let logger = self.logger
+        try await bounded("connect") { _ in
+            let connection = try await PostgresConnection.connect(
+                configuration: try location.connectionConfiguration(),
+                id: 0,
+                logger: logger
+            )
+            try await connection.close()
+        }
+    }
+
     /// Brings the schema to this build's version; returns the versions it applied.
     @discardableResult
     package func migrate() async throws(SharedStateError) -> [Int] {

@@ -1,0 +1,292 @@
+"""Replicas sharing their state through a real PostgreSQL (``"store": {"postgres": …}``): what an admin changes
+on one is applied by the others within a second, a stale ETag is refused on any of them, the database going
+away stops admin writes (503) but not MCP, and they converge when it is back; a bad store stops the start
+(exit 2); N replicas migrating an empty database at once apply the schema once; nothing is stored in clear."""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+import time
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+
+from harness import admin_events, clean_env, start_gateway, write_config
+from postgres import PostgresServer, postgres  # noqa: F401  (the fixture)
+from replicas import Replicas, ReplicasFactory, demo_config, replicas, stateless_call  # noqa: F401  (the fixture)
+
+APPLY_BUDGET = 1.0  # the issue's "applied by every replica within 1 s"
+
+
+def store_config(yrden: Path, pg: PostgresServer) -> dict:
+    config = demo_config(yrden)
+    config["store"] = {"postgres": f"postgres://yrden:${{PGPASSWORD}}@127.0.0.1:{pg.port}/yrden?sslmode=disable"}
+    return config
+
+
+def store_env(pg: PostgresServer) -> dict[str, str]:
+    return {"PGPASSWORD": pg.password, "YRDEN_SECRET_KEY": SECRET_KEY}
+
+
+SECRET_KEY = secrets.token_hex(32)
+
+
+def demo_entry(yrden: Path) -> dict:
+    return {"command": str(yrden), "args": ["demo-server"]}
+
+
+async def test_a_server_added_on_one_replica_is_served_by_every_other_within_a_second(
+    yrden: Path, postgres: PostgresServer, replicas: ReplicasFactory
+) -> None:
+    group = replicas(store_config(yrden, postgres), env=store_env(postgres))
+    first, third = group.replica("replica1"), group.replica("replica3")
+    async with admin_events(third) as events, httpx2.AsyncClient(timeout=10) as http:
+        mark = events.mark()
+        added_at = time.monotonic()
+        response = await http.post(
+            f"{first.base}/api/v1/servers", json={"id": "second", "config": demo_entry(yrden)}
+        )
+        assert response.status_code == 201, response.text
+        await events.wait_for(
+            lambda name, data: name == "server.state" and data.get("server", {}).get("id") == "second",
+            APPLY_BUDGET * 5,
+            after=mark,
+            what="replica3 taking in the server added on replica1",
+        )
+        took = time.monotonic() - added_at
+        assert took <= APPLY_BUDGET, f"replica3 applied the change {took:.2f} s after replica1 made it"
+        await events.reach_state("second", "connected", 30)
+        listed = (await http.get(f"{third.base}/api/v1/servers")).json()
+        assert sorted(s["id"] for s in listed["servers"]) == ["demo", "second"]
+    # Its tools are served through the balancer, on whichever replica answers.
+    async with httpx2.AsyncClient(timeout=10) as http:
+        for i in range(6):
+            outcome = await stateless_call(
+                http, group.url, "second__echo", {"message": "everywhere"}, request_id=i, expect="everywhere"
+            )
+            assert outcome.error is None, outcome
+
+
+async def test_a_stale_etag_is_refused_on_another_replica_and_the_fresh_one_accepted(
+    yrden: Path, postgres: PostgresServer, replicas: ReplicasFactory
+) -> None:
+    group = replicas(store_config(yrden, postgres), n=2, env=store_env(postgres))
+    one, two = group.replica("replica1"), group.replica("replica2")
+    async with httpx2.AsyncClient(timeout=10) as http:
+        read = await http.get(f"{two.base}/api/v1/servers/demo")
+        assert read.status_code == 200, read.text
+        stale = read.headers["etag"]
+        assert (await http.get(f"{one.base}/api/v1/servers/demo")).headers["etag"] == stale, (
+            "both replicas must name the same version of the same entry"
+        )
+        changed = {**demo_entry(yrden), "env": {"CHANGED_ON": "replica1"}}
+        response = await http.put(f"{one.base}/api/v1/servers/demo", json=changed)
+        assert response.status_code in (200, 204), response.text
+        refused = await http.put(
+            f"{two.base}/api/v1/servers/demo",
+            json={**demo_entry(yrden), "env": {"CHANGED_ON": "replica2"}},
+            headers={"If-Match": stale},
+        )
+        assert refused.status_code == 412, refused.text
+        fresh = refused.headers["etag"]
+        assert fresh != stale
+        accepted = await http.put(
+            f"{two.base}/api/v1/servers/demo",
+            json={**demo_entry(yrden), "env": {"CHANGED_ON": "replica2"}},
+            headers={"If-Match": fresh},
+        )
+        assert accepted.status_code in (200, 204), accepted.text
+        # replica1 takes in replica2's write (a lasting state, so waiting for it is enough).
+        deadline = time.monotonic() + 5
+        while (await http.get(f"{one.base}/api/v1/servers/demo")).headers["etag"] != accepted.headers["etag"]:
+            assert time.monotonic() < deadline, "replica1 never took in the write made on replica2"
+            await anyio.sleep(0.1)
+
+
+async def test_postgres_down_stops_admin_writes_not_mcp_and_everything_converges_when_it_is_back(
+    yrden: Path, postgres: PostgresServer, replicas: ReplicasFactory
+) -> None:
+    group = replicas(store_config(yrden, postgres), n=2, env=store_env(postgres))
+    one, two = group.replica("replica1"), group.replica("replica2")
+    async with httpx2.AsyncClient(timeout=30) as http:
+        postgres.stop()
+        stopped_at = time.monotonic()
+        # MCP goes on, on both replicas, from what they hold.
+        for gw in (one, two):
+            for i in range(5):
+                outcome = await stateless_call(
+                    http, gw.url, "demo__echo", {"message": "still here"}, request_id=i, expect="still here"
+                )
+                assert outcome.error is None, outcome
+        refused = await http.post(f"{one.base}/api/v1/servers", json={"id": "later", "config": demo_entry(yrden)})
+        assert refused.status_code == 503, refused.text
+        problem = refused.json()
+        assert "PostgreSQL" in problem["detail"] and f"127.0.0.1:{postgres.port}" in problem["detail"], problem
+        assert postgres.password not in refused.text
+        listed = (await http.get(f"{one.base}/api/v1/servers")).json()
+        assert [s["id"] for s in listed["servers"]] == ["demo"], "a refused write must change nothing"
+        # Down for 10 s in all, as the issue has it.
+        await anyio.sleep(max(0.0, 10 - (time.monotonic() - stopped_at)))
+        postgres.start()
+        async with admin_events(two) as events:
+            mark = events.mark()
+            deadline = time.monotonic() + 30
+            while True:
+                response = await http.post(
+                    f"{one.base}/api/v1/servers", json={"id": "later", "config": demo_entry(yrden)}
+                )
+                if response.status_code == 201:
+                    break
+                assert response.status_code == 503, response.text
+                assert time.monotonic() < deadline, "admin writes did not come back within 30 s of PostgreSQL"
+                await anyio.sleep(0.5)
+            await events.wait_for(
+                lambda name, data: name == "server.state" and data.get("server", {}).get("id") == "later",
+                10,
+                after=mark,
+                what="replica2 taking in the write made once PostgreSQL was back",
+            )
+        for gw in (one, two):
+            listed = (await http.get(f"{gw.base}/api/v1/servers")).json()
+            assert sorted(s["id"] for s in listed["servers"]) == ["demo", "later"]
+
+
+async def test_what_replicas_share_survives_a_restart_of_every_replica(
+    yrden: Path, postgres: PostgresServer, replicas: ReplicasFactory
+) -> None:
+    group = replicas(store_config(yrden, postgres), n=2, env=store_env(postgres))
+    async with httpx2.AsyncClient(timeout=10) as http:
+        response = await http.post(
+            f"{group.replica('replica1').base}/api/v1/servers", json={"id": "kept", "config": demo_entry(yrden)}
+        )
+        assert response.status_code == 201, response.text
+        etag = (await http.get(f"{group.replica('replica1').base}/api/v1/config")).headers["etag"]
+    for name in group.names:
+        group.replica(name).stop()
+    for name in group.names:
+        group.restart(name)
+    async with httpx2.AsyncClient(timeout=10) as http:
+        for name in group.names:
+            gw = group.replica(name)
+            listed = (await http.get(f"{gw.base}/api/v1/servers")).json()
+            assert sorted(s["id"] for s in listed["servers"]) == ["demo", "kept"], name
+            assert (await http.get(f"{gw.base}/api/v1/config")).headers["etag"] == etag, (
+                "the version (ETag) is the store's, so it outlives every process"
+            )
+
+
+def test_replicas_starting_at_once_on_an_empty_database_migrate_it_once(
+    yrden: Path, postgres: PostgresServer, tmp_path: Path
+) -> None:
+    config = store_config(yrden, postgres)
+    procs = []
+    try:
+        for i in range(3):
+            workdir = tmp_path / f"r{i}"
+            workdir.mkdir()
+            path = write_config(workdir, config)
+            procs.append(
+                subprocess.Popen(
+                    [str(yrden), "serve", "--config", str(path), "--listen", "127.0.0.1:0"],
+                    cwd=workdir,
+                    stdout=subprocess.DEVNULL,
+                    stderr=open(workdir / "yrden.log", "wb"),
+                    env=clean_env({**store_env(postgres), "XDG_DATA_HOME": str(workdir)}),
+                )
+            )
+        # Each has migrated (or found it done) and read or seeded the config once it answers its first query:
+        # the config row exists at version 1, written by exactly one of them.
+        deadline = time.monotonic() + 30
+        while postgres.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'yrden_state'").strip() != "1" or (
+            postgres.psql("SELECT count(*) FROM yrden_state WHERE name = 'config'").strip() != "1"
+        ):
+            assert time.monotonic() < deadline, "no replica migrated the database within 30 s"
+            for proc in procs:
+                assert proc.poll() is None, f"a replica exited {proc.returncode} while migrating at once"
+            time.sleep(0.2)
+        assert postgres.psql("SELECT version FROM yrden_migrations ORDER BY version").split() == ["1"]
+        assert postgres.psql("SELECT version FROM yrden_state WHERE name = 'config'").strip() == "1"
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    logs = " ".join((tmp_path / f"r{i}" / "yrden.log").read_text() for i in range(3))
+    assert "cannot start" not in logs, logs
+
+
+def test_secrets_are_stored_sealed_never_in_clear(
+    yrden: Path, postgres: PostgresServer, tmp_path: Path
+) -> None:
+    gw = start_gateway(yrden, store_config(yrden, postgres), tmp_path / "gw", env=store_env(postgres))
+    try:
+        names = postgres.psql("SELECT name FROM yrden_state ORDER BY name").split()
+        assert "secret:requeststate.key" in names, names
+        sealed = postgres.psql("SELECT encode(body, 'escape') FROM yrden_state WHERE name LIKE 'secret:%'")
+        assert sealed.startswith("YRDN"), "a secret in the store must be sealed (it starts with the YRDN header)"
+        config = postgres.psql("SELECT encode(body, 'escape') FROM yrden_state WHERE name = 'config'")
+        assert postgres.password not in config and "postgres://" not in config, (
+            "the store's URL is each replica's own and never shared"
+        )
+    finally:
+        gw.stop()
+
+
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("postgres://yrden:${PGPASSWORD}@127.0.0.1:{closed}/yrden?sslmode=disable", "Connection refused"),
+        ("postgres://yrden:wrong-password@127.0.0.1:{port}/yrden?sslmode=disable", "password authentication failed"),
+        ("postgres://yrden@127.0.0.1:{port}", "names no database"),
+        ("postgres://yrden:${PGPASSWORD}@127.0.0.1:{port}/yrden?sslmode=sometimes", "sslmode must be"),
+    ],
+    ids=["nothing-listens", "wrong-password", "no-database", "bad-sslmode"],
+)
+def test_a_store_that_cannot_be_used_stops_the_start_with_exit_2_and_says_why(
+    yrden: Path, postgres: PostgresServer, tmp_path: Path, url: str, says: str
+) -> None:
+    closed = _closed_port()
+    config = demo_config(yrden)
+    config["store"] = {"postgres": url.replace("{port}", str(postgres.port)).replace("{closed}", str(closed))}
+    path = write_config(tmp_path, config)
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(yrden), "serve", "--config", str(path), "--listen", "127.0.0.1:0"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+        env=clean_env({**store_env(postgres), "XDG_DATA_HOME": str(tmp_path)}),
+    )
+    stderr = done.stderr.decode()
+    assert done.returncode == 2, f"exit {done.returncode}: {stderr[-2000:]}"
+    assert says in stderr, stderr[-2000:]
+    assert postgres.password not in stderr and "wrong-password" not in stderr, "the password must not be printed"
+    assert time.monotonic() - started < 20, "a store that cannot be reached must be said within seconds"
+
+
+def test_a_store_without_a_secret_key_stops_the_start(yrden: Path, postgres: PostgresServer, tmp_path: Path) -> None:
+    path = write_config(tmp_path, store_config(yrden, postgres))
+    done = subprocess.run(
+        [str(yrden), "serve", "--config", str(path), "--listen", "127.0.0.1:0"],
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=60,
+        env=clean_env({"PGPASSWORD": postgres.password, "XDG_DATA_HOME": str(tmp_path)}),
+    )
+    assert done.returncode == 2, done.stderr.decode()[-2000:]
+    assert "YRDEN_SECRET_KEY" in done.stderr.decode()
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
