@@ -380,7 +380,9 @@ class TracedClient:
 
 
 @asynccontextmanager
-async def traced_client(url: str, *, mode: str = "auto", timeout: float = REQUEST_TIMEOUT) -> AsyncIterator[TracedClient]:
+async def traced_client(
+    url: str, *, mode: str = "auto", timeout: float = REQUEST_TIMEOUT
+) -> AsyncIterator[TracedClient]:
     """The official SDK ``Client`` over Streamable HTTP at ``url`` (``mode`` as in ``harness.mcp_session``),
     with every HTTP exchange it makes recorded in ``exchanges`` as its answer's head arrives."""
     traced = TracedClient(client=None)  # type: ignore[arg-type]

@@ -14,7 +14,8 @@ import pytest
 from mcp import MCPError
 
 from harness import LEGACY_VERSION, MODERN_VERSION, text_of, wait_until
-from replicas import Outcome, Replicas, ReplicasFactory, replicas, stateless_call, traced_client  # noqa: F401  (the fixture)
+from replicas import replicas  # noqa: F401  (the fixture)
+from replicas import Outcome, Replicas, ReplicasFactory, stateless_call, traced_client
 
 CALLS = 1000
 WORKERS = 8
