@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,6 +206,7 @@ class Replicas:
         *,
         n: int = 3,
         env: Mapping[str, str] | None = None,
+        start_together: bool = True,
     ) -> None:
         self.binary = binary
         self.config = config
@@ -214,14 +216,35 @@ class Replicas:
         self.earlier: list[Gateway] = []  # killed or stopped ones, for their logs
         self.haproxy: Haproxy | None = None
         try:
-            for i in range(n):
-                name = f"replica{i + 1}"
-                self.gateways[name] = start_gateway(binary, config, workdir / name, env=self.env)
+            self._start_all([f"replica{i + 1}" for i in range(n)], together=start_together)
             backends = [f"127.0.0.1:{gw.port}" for gw in self.gateways.values()]
             self.haproxy = Haproxy(backends, workdir / "haproxy.log")
         except BaseException:
             self.close()
             raise
+
+    def _start_all(self, names: list[str], *, together: bool) -> None:
+        """Start every replica, at once (as a Deployment's pods start: N replicas meeting an empty store
+        together) or one after the other; each ready before this returns. A replica that fails to start fails
+        the whole group, after the others have started, so that close() stops them all."""
+
+        def start(name: str) -> Gateway:
+            return start_gateway(self.binary, self.config, self.workdir / name, env=self.env)
+
+        if not together:
+            for name in names:
+                self.gateways[name] = start(name)
+            return
+        with ThreadPoolExecutor(max_workers=len(names)) as pool:
+            futures = {name: pool.submit(start, name) for name in names}
+        errors = []
+        for name, future in futures.items():
+            try:
+                self.gateways[name] = future.result()
+            except Exception as e:  # noqa: BLE001 - reported below, after the others are kept for close()
+                errors.append(f"{name}: {e}")
+        if errors:
+            raise RuntimeError("replicas did not start:\n" + "\n".join(errors))
 
     @property
     def lb(self) -> Haproxy:
@@ -431,14 +454,17 @@ ReplicasFactory = Callable[..., Replicas]
 
 @pytest.fixture
 def replicas(yrden: Path, tmp_path: Path) -> Iterator[ReplicasFactory]:
-    """Factory: ``replicas(config=None, *, n=3, env=None) -> Replicas``, every replica ready and HAProxy
-    holding each up. ``config`` defaults to ``demo_config``. Everything is stopped at teardown."""
+    """Factory: ``replicas(config=None, *, n=3, env=None, start_together=True) -> Replicas``, every replica
+    ready and HAProxy holding each up. ``config`` defaults to ``demo_config``. Everything is stopped at teardown."""
     made: list[Replicas] = []
 
-    def factory(config: Mapping[str, Any] | str | None = None, *, n: int = 3, env=None) -> Replicas:
+    def factory(
+        config: Mapping[str, Any] | str | None = None, *, n: int = 3, env=None, start_together: bool = True
+    ) -> Replicas:
         workdir = tmp_path / f"replicas{len(made)}"
         workdir.mkdir()
-        group = Replicas(yrden, config if config is not None else demo_config(yrden), workdir, n=n, env=env)
+        config = config if config is not None else demo_config(yrden)
+        group = Replicas(yrden, config, workdir, n=n, env=env, start_together=start_together)
         made.append(group)
         return group
 
