@@ -13,6 +13,8 @@ struct OAuthCredentialStore: Sendable {
 
     var tokensName: String { "oauth.\(serverID).tokens" }
     var clientName: String { "oauth.\(serverID).client" }
+    /// The lock replicas sharing the tokens refresh them under (``OAuthRefreshLock``).
+    var refreshLockName: String { "oauth.\(serverID).refresh" }
 
     func loadTokens() throws(OAuthError) -> OAuthTokens? {
         guard let document = try load(tokensName) else { return nil }

@@ -1,4 +1,5 @@
 import Logging
+import YrdenProtocol
 
 extension OAuthSession {
     /// Fresh tokens from the refresh token. Concurrent callers share one request (single flight): an
@@ -22,10 +23,81 @@ extension OAuthSession {
         }
     }
 
-    /// One refresh request and what follows from its answer: the new tokens are kept (with the old refresh
-    /// token when the server did not rotate it); a refusal means the tokens are dead and a sign-in is needed;
-    /// no answer leaves everything as it was for a later try.
+    /// One refresh: in this replica's turn when replicas share the tokens (``OAuthRefreshLock``), else at once.
     private func performRefresh(_ current: OAuthTokens, generation: Int) async throws(OAuthError) -> OAuthTokens {
+        guard let refreshLock else {
+            let renewed = try await requestRefresh(current, generation: generation)
+            adopt(renewed)
+            refreshed()
+            return renewed
+        }
+        let serverID = serverID
+        do {
+            return try await refreshLock.withTurn(credentials.refreshLockName, reading: credentials.tokensName) {
+                stored in
+                try await self.takeTurn(current, generation: generation, stored: stored)
+            }
+        } catch let error as OAuthError {
+            throw error
+        } catch {
+            // The store could not be reached: the tokens held serve until they expire, as when the server
+            // does not answer; refreshing without the lock could make another replica's refresh revoke them.
+            logger.warning("OAuth refresh failed; will retry: \(error)")
+            throw OAuthError(.network, "cannot refresh the access token of server \(serverID): \(error)")
+        }
+    }
+
+    /// This replica's turn at refreshing, with the tokens as stored now: tokens another replica stored
+    /// meanwhile are taken as they are; only tokens still due are refreshed, and the new ones go back to the
+    /// lock, which stores them before the next turn. Kept in memory here, not queued for the store again.
+    private func takeTurn(
+        _ current: OAuthTokens,
+        generation: Int,
+        stored: [UInt8]?
+    ) async throws(OAuthError) -> (result: OAuthTokens, store: [UInt8]?) {
+        let storedTokens = stored.flatMap { try? JSONValue.parse($0) }.flatMap(OAuthTokens.init(document:))
+        // Signed out or in here while the refresh waited, and not stored yet: this replica's change wins.
+        guard generation == tokenGeneration || tokens == storedTokens else {
+            throw OAuthError(.cancelled, "the tokens of server \(serverID) were replaced during the refresh")
+        }
+        switch RefreshTurn.decide(refreshing: current, stored: storedTokens, at: clock.now()) {
+        case .signedOut:
+            if tokens != nil {
+                tokens = nil
+                tokenGeneration += 1
+                if !progress.isSigningIn { setProgress(.needsReauth(reason: "signed out through another replica")) }
+            }
+            throw needsSignIn()
+        case .adopt(let newer):
+            if tokens != newer {
+                tokens = newer
+                tokenGeneration += 1
+            }
+            logger.debug("another replica refreshed the OAuth tokens first; using them")
+            refreshed()
+            return (newer, nil)
+        case .grant(let base):
+            if tokens != base {
+                tokens = base
+                tokenGeneration += 1
+            }
+            let renewed = try await requestRefresh(base, generation: tokenGeneration)
+            tokens = renewed
+            tokenGeneration += 1
+            refreshed()
+            return (renewed, renewed.document.serialized())
+        }
+    }
+
+    private func refreshed() {
+        logger.debug("OAuth access token refreshed")
+        if !progress.isSigningIn { setProgress(.complete) }
+    }
+
+    /// One refresh request and what follows from its answer: the new tokens (with the old refresh token when
+    /// the server did not rotate it), for the caller to keep; a refusal means the tokens are dead and a sign-in
+    /// is needed; no answer leaves everything as it was for a later try.
+    private func requestRefresh(_ current: OAuthTokens, generation: Int) async throws(OAuthError) -> OAuthTokens {
         guard let refreshToken = current.refreshToken else { throw needsSignIn() }
         let client: ClientRegistration
         do {
@@ -61,9 +133,6 @@ extension OAuthSession {
         renewed.scopes = response.scopes ?? current.scopes
         renewed.issuedAt = now
         renewed.expiresAt = response.expiresIn.map { now + $0 }
-        adopt(renewed)
-        logger.debug("OAuth access token refreshed")
-        if !progress.isSigningIn { setProgress(.complete) }
         return renewed
     }
 

@@ -20,6 +20,8 @@ package actor OAuthSession {
     let credentials: OAuthCredentialStore
     let router: OAuthCallbackRouter
     let clock: OAuthClock
+    /// Where refreshes take turns with other replicas sharing the tokens; nil without a shared store.
+    let refreshLock: (any OAuthRefreshLock)?
     let logger: Logger
     private let onProgress: @Sendable (OAuthProgress) -> Void
 
@@ -47,6 +49,7 @@ package actor OAuthSession {
     /// - Parameters:
     ///   - secrets: where tokens and registrations are kept (the data directory's secret store).
     ///   - router: the gateway's one callback router.
+    ///   - refreshLock: the turns refreshes take with other replicas sharing `secrets`; nil when none do.
     ///   - onProgress: called on every change of ``progress``, on the session's executor; keep it quick.
     package init(
         configuration: OAuthSessionConfiguration,
@@ -54,6 +57,7 @@ package actor OAuthSession {
         secrets: any SecretStore,
         router: OAuthCallbackRouter,
         clock: OAuthClock = .system,
+        refreshLock: (any OAuthRefreshLock)? = nil,
         logger: Logger,
         onProgress: @escaping @Sendable (OAuthProgress) -> Void = { _ in }
     ) throws(OAuthError) {
@@ -71,6 +75,7 @@ package actor OAuthSession {
         credentials = OAuthCredentialStore(secrets: secrets, serverID: configuration.serverID)
         self.router = router
         self.clock = clock
+        self.refreshLock = refreshLock
         var logger = logger
         logger[metadataKey: "yrden.upstream"] = .string(configuration.serverID)
         self.logger = logger

@@ -15,7 +15,8 @@ import YrdenStorage
     func replica(
         _ fixture: Fixture,
         port: Int = 8751,
-        router: OAuthCallbackRouter = OAuthCallbackRouter()
+        router: OAuthCallbackRouter = OAuthCallbackRouter(),
+        refreshLock: (any OAuthRefreshLock)? = nil
     ) throws -> OAuthSession {
         try OAuthSession(
             configuration: fixture.configuration(redirectURI: "http://127.0.0.1:\(port)/oauth/callback"),
@@ -23,6 +24,7 @@ import YrdenStorage
             secrets: fixture.secrets,
             router: router,
             clock: fixture.clock.oauthClock,
+            refreshLock: refreshLock,
             logger: quietLogger
         )
     }
@@ -97,5 +99,107 @@ import YrdenStorage
             return
         }
         #expect(router.pendingServerIDs == ["tasks"])
+    }
+
+    @Test func replicasDueAtOnceMakeOneRefreshBetweenThem() async throws {
+        let fixture = Fixture()
+        let lock = InProcessRefreshLock(secrets: fixture.secrets)
+        let first = try replica(fixture, port: 8750, router: fixture.router, refreshLock: lock)
+        try await fixture.signIn(first)
+        let others = [try replica(fixture, refreshLock: lock), try replica(fixture, port: 8752, refreshLock: lock)]
+        for other in others { #expect(await other.prepare() == .complete) }
+        // The server takes a while to answer, so every replica asks for its turn while the first one is in it;
+        // it refuses a spent refresh token, as a rotating server does.
+        fixture.issuer.state.withLock { $0.refreshDelay = .milliseconds(100) }
+        fixture.clock.advance(3600)
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for session in [first] + others { group.addTask { try await session.accessToken() } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(tokens == ["access-2", "access-2", "access-2"])
+        #expect(refreshRequests(fixture).map { $0["refresh_token"] } == ["refresh-1"])
+        let stored = try JSONValue.parse(try #require(try fixture.secrets.load("oauth.tasks.tokens")))
+        #expect(stored["accessToken"] == "access-2")
+        #expect(lock.turns.withLock { $0 } == 3)
+    }
+
+    @Test func aTurnRefreshesOnlyTokensStillDue() {
+        let now = 10_000.0
+        let current = tokens("access-1", refresh: "refresh-1", issuedAt: now - 3600)
+        #expect(RefreshTurn.decide(refreshing: current, stored: current, at: now) == .grant(current))
+        #expect(RefreshTurn.decide(refreshing: current, stored: nil, at: now) == .signedOut)
+        // Another replica refreshed first: its tokens are used, and the spent refresh token is not sent.
+        let newer = tokens("access-2", refresh: "refresh-2", issuedAt: now - 5)
+        #expect(RefreshTurn.decide(refreshing: current, stored: newer, at: now) == .adopt(newer))
+        // A server that does not rotate: the same refresh token, a new access token.
+        let unrotated = tokens("access-2", refresh: "refresh-1", issuedAt: now - 5)
+        #expect(RefreshTurn.decide(refreshing: current, stored: unrotated, at: now) == .adopt(unrotated))
+        // Other tokens, due as well (signed in elsewhere long ago): refreshed with their own refresh token.
+        let otherDue = tokens("access-9", refresh: "refresh-9", issuedAt: now - 7200)
+        #expect(RefreshTurn.decide(refreshing: current, stored: otherDue, at: now) == .grant(otherDue))
+        let noRefresh = tokens("access-3", refresh: nil, issuedAt: now - 3590)
+        #expect(RefreshTurn.decide(refreshing: current, stored: noRefresh, at: now) == .adopt(noRefresh))
+    }
+
+    func tokens(_ access: String, refresh: String?, issuedAt: Double) -> OAuthTokens {
+        OAuthTokens(
+            accessToken: access,
+            refreshToken: refresh,
+            scopes: nil,
+            issuedAt: issuedAt,
+            expiresAt: issuedAt + 3600,
+            resource: Fixture.serverURL,
+            issuer: Fixture.issuer,
+            tokenEndpoint: Fixture.tokenURL,
+            clientID: "client-1"
+        )
+    }
+}
+
+/// The store's refresh lock for sessions in one process: one turn at a time, first come first served,
+/// reading and writing the secret store they share.
+final class InProcessRefreshLock: OAuthRefreshLock {
+    let secrets: any SecretStore
+    let queue = TurnQueue()
+    /// How many turns were taken.
+    let turns = Mutex(0)
+
+    init(secrets: any SecretStore) {
+        self.secrets = secrets
+    }
+
+    func withTurn<Result: Sendable>(
+        _ lock: String,
+        reading name: String,
+        _ body: @escaping @Sendable (_ stored: [UInt8]?) async throws -> (result: Result, store: [UInt8]?)
+    ) async throws -> Result {
+        await queue.enter()
+        turns.withLock { $0 += 1 }
+        do {
+            let (result, store) = try await body(try secrets.load(name))
+            if let store { try secrets.save(name, store) }
+            await queue.leave()
+            return result
+        } catch {
+            await queue.leave()
+            throw error
+        }
+    }
+}
+
+actor TurnQueue {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 }

@@ -19,6 +19,8 @@ package final class OAuthCredentials: UpstreamCredentials {
     /// How the OAuth client reaches authorization servers (the shared upstream HTTP client).
     let http: OAuthHTTP
     let clock: OAuthClock
+    /// Where refreshes take turns with the other replicas sharing `secrets`; nil when none do.
+    let refreshLock: (any OAuthRefreshLock)?
     let logger: Logger
 
     private struct Entry {
@@ -37,6 +39,7 @@ package final class OAuthCredentials: UpstreamCredentials {
         redirectURI: String,
         http: OAuthHTTP,
         clock: OAuthClock = .system,
+        refreshLock: (any OAuthRefreshLock)? = nil,
         logger: Logger
     ) {
         self.router = router
@@ -44,6 +47,7 @@ package final class OAuthCredentials: UpstreamCredentials {
         self.redirectURI = redirectURI
         self.http = http
         self.clock = clock
+        self.refreshLock = refreshLock
         self.logger = logger
     }
 
@@ -125,6 +129,7 @@ package final class OAuthCredentials: UpstreamCredentials {
                     secrets: secrets,
                     router: router,
                     clock: clock,
+                    refreshLock: refreshLock,
                     logger: logger,
                     onProgress: { feed.publish($0) }
                 )

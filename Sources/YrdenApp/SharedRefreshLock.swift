@@ -1,0 +1,33 @@
+import YrdenOAuth
+import YrdenSharedState
+import YrdenStorage
+
+/// Refreshes of shared OAuth tokens taking turns across replicas: a turn is a transaction holding the advisory
+/// lock of its name in the store, the tokens are read from the database inside it (not from this replica's
+/// mirror, which may lag another replica's write), and new tokens are written, and announced, before the
+/// lock is released.
+struct SharedRefreshLock: OAuthRefreshLock {
+    let database: SharedStateDatabase
+    /// Seals the secrets as ``SharedSecretStore`` does, bound to their names.
+    let box: SecretBox
+
+    func withTurn<Result: Sendable>(
+        _ lock: String,
+        reading name: String,
+        _ body: @escaping @Sendable (_ stored: [UInt8]?) async throws -> (result: Result, store: [UInt8]?)
+    ) async throws -> Result {
+        let database = database
+        let box = box
+        let stored = SharedSecretStore.prefix + name
+        return try await database.exclusively(lock) {
+            let sealed = try await database.read(stored)?.body
+            let current = try sealed.map { try box.open($0, context: name, source: "the store's secret \(name)") }
+            let (result, store) = try await body(current)
+            if let store {
+                // Awaited, not queued: the next replica's turn must read these.
+                try await database.overwrite(stored, try box.seal(store, context: name))
+            }
+            return result
+        }
+    }
+}
