@@ -178,6 +178,7 @@ let package = Package(
         .testTarget(name: "YrdenSearchTests", dependencies: ["YrdenSearch"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig", "YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),
+        .testTarget(name: "YrdenSharedStateTests", dependencies: ["YrdenSharedState"], swiftSettings: strict),
         .testTarget(
             name: "YrdenOAuthTests",
             dependencies: [

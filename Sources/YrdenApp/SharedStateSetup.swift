@@ -3,6 +3,7 @@ import ServiceLifecycle
 import Synchronization
 import YrdenConfig
 import YrdenControl
+import YrdenEngine
 import YrdenSharedState
 import YrdenStorage
 
@@ -25,20 +26,36 @@ struct SharedState: Sendable {
     let secretChanges: ChangeRelay
     /// The key every replica seals `requestState` tokens with.
     let requestStateKey: [UInt8]
+    /// The tool pin book, mirrored here.
+    let pins: MirroredDocuments
+    /// Who hears of a pin book another replica saved (set once the gateway exists).
+    let pinChanges: ChangeRelay
 
     var secretStore: SharedSecretStore { SharedSecretStore(documents: secrets, box: box) }
+
+    /// Has `gateway` take in every pin book another replica saves.
+    func applyPins(to gateway: Gateway, logger: Logger) {
+        let pins = self.pins
+        pinChanges.listen { _ in
+            do {
+                await gateway.pinning.adoptShared(try SharedToolPinStore.book(from: pins.load(SharedToolPinStore.name)))
+            } catch {
+                logger.error("the tool pins in the store cannot be read", metadata: ["reason": "\(error)"])
+            }
+        }
+    }
 }
 
 /// A late-bound listener: the store's mirrors exist before what must hear of their changes.
 final class ChangeRelay: Sendable {
-    private let listener = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let listener = Mutex<(@Sendable (String) async -> Void)?>(nil)
 
-    func listen(_ body: @escaping @Sendable (String) -> Void) {
+    func listen(_ body: @escaping @Sendable (String) async -> Void) {
         listener.withLock { $0 = body }
     }
 
-    func tell(_ name: String) {
-        listener.withLock { $0 }?(name)
+    func tell(_ name: String) async {
+        await listener.withLock { $0 }?(name)
     }
 }
 
@@ -89,11 +106,13 @@ struct SharedStateSetup {
             )
             try await withThrowingTaskGroup(of: Void.self) { writers in
                 writers.addTask { await shared.secrets.runWriter() }
+                writers.addTask { await shared.pins.runWriter() }
                 defer { writers.cancelAll() }
                 try await body(shared, running)
             }
             // What was queued for the store in the last moments (a refreshed token) is written before the end.
             await shared.secrets.drain(limit: .seconds(3))
+            await shared.pins.drain(limit: .seconds(3))
         }
     }
 
@@ -104,8 +123,15 @@ struct SharedStateSetup {
             let config = SharedConfig(database: database, local: loaded.document)
             let snapshot = try await config.loadOrSeed()
             let relay = ChangeRelay()
-            let secrets = MirroredDocuments(prefix: SharedSecretStore.prefix, database: database) { relay.tell($0) }
+            let secrets = MirroredDocuments(prefix: SharedSecretStore.prefix, database: database) {
+                await relay.tell($0)
+            }
             try await secrets.reload()
+            let pinRelay = ChangeRelay()
+            let pins = MirroredDocuments(prefix: SharedToolPinStore.prefix, database: database) {
+                await pinRelay.tell($0)
+            }
+            try await pins.reload()
             let requestStateKey = try await sharedKey(SharedStateSetup.requestStateKeyName, in: database, box: box)
             return SharedState(
                 database: database,
@@ -114,7 +140,9 @@ struct SharedStateSetup {
                 secrets: secrets,
                 box: box,
                 secretChanges: relay,
-                requestStateKey: requestStateKey
+                requestStateKey: requestStateKey,
+                pins: pins,
+                pinChanges: pinRelay
             )
         } catch {
             throw StartupRefusal(message: "store.postgres: \(error); check the URL, the credentials and that it runs")
@@ -161,6 +189,7 @@ struct SharedStateFeed: Service {
             await shared.database.follow { change in
                 await store.apply(change)
                 await shared.secrets.apply(change)
+                await shared.pins.apply(change)
             }
         }
     }

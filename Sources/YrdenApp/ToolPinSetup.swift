@@ -11,8 +11,12 @@ struct ToolPinSetup {
 
     /// The pins saved by earlier runs. A file that cannot be read stops the start while pinning is on:
     /// starting without it would pin changed tools afresh, unnoticed. While pinning is off it is left alone.
-    func toolPins() throws -> ToolPins {
+    func toolPins(shared: SharedState? = nil) throws -> ToolPins {
         let mode = loaded.config.security.toolPinning
+        if let shared {
+            let store = SharedToolPinStore(documents: shared.pins)
+            return ToolPins(mode: mode, store: store, book: try store.load())
+        }
         guard let directory = loaded.dataDirectory else {
             if mode != .off {
                 logger.warning(

@@ -86,7 +86,7 @@ package struct YrdenApplication: Sendable {
             config: config,
             logger: logger,
             connector: connector,
-            toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(),
+            toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(shared: shared),
             requestStateKey: shared?.requestStateKey
         )
         let store =
@@ -159,6 +159,7 @@ package struct YrdenApplication: Sendable {
             services.append(.init(service: sandbox))
         }
         if let shared {
+            shared.applyPins(to: gateway, logger: logger)
             services.append(.init(service: SharedStateFeed(shared: shared, store: store)))
         }
         if let callback = config.gateway.oauthCallback {

@@ -12,12 +12,12 @@ import Synchronization
 /// a name with a write still queued keeps this replica's value until the write lands.
 package final class MirroredDocuments: Sendable {
     package let prefix: String
-    let database: SharedStateDatabase
+    package let database: SharedStateDatabase
     private let state = Mutex(State())
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
-    /// Called with a name (without the prefix) whose value another replica changed; off the caller's path.
-    private let onChange: @Sendable (String) -> Void
+    /// Called with a name (without the prefix) whose value another replica changed, by the feed's task.
+    private let onChange: @Sendable (String) async -> Void
 
     private struct State {
         /// name → (version, body); a name not here has no value.
@@ -31,7 +31,7 @@ package final class MirroredDocuments: Sendable {
     package init(
         prefix: String,
         database: SharedStateDatabase,
-        onChange: @escaping @Sendable (String) -> Void = { _ in }
+        onChange: @escaping @Sendable (String) async -> Void = { _ in }
     ) {
         self.prefix = prefix
         self.database = database
@@ -86,7 +86,7 @@ package final class MirroredDocuments: Sendable {
             }
             return changed
         }
-        for name in changed { onChange(name) }
+        for name in changed { await onChange(name) }
     }
 
     /// Takes in a change the feed announced, when it is under the prefix and newer than what the mirror has.
@@ -111,7 +111,7 @@ package final class MirroredDocuments: Sendable {
                 state.documents[name] = stored
                 return true
             }
-            if changed { onChange(name) }
+            if changed { await onChange(name) }
         }
     }
 

@@ -153,6 +153,15 @@ package final class ToolPinning: Sendable {
         events.publish(announcements)
     }
 
+    /// Takes in the pin book another replica saved to the shared store: an approval made there is served here
+    /// (the marks of the servers it changed are published again).
+    package func adoptShared(_ book: PinBook) async {
+        let changed = pins.adoptShared(book)
+        guard !changed.isEmpty else { return }
+        logger.info("took in tool pins another replica saved", metadata: ["servers": "\(changed)"])
+        await republishMarks(of: changed)
+    }
+
     /// Drops the pins of servers that are gone from the config.
     func forgetRemovedServers() {
         if pins.keepOnly(Set(registry.snapshot.order)) { pins.requestSave() }

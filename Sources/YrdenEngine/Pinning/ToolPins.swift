@@ -180,6 +180,25 @@ package final class ToolPins: Sendable {
         }
     }
 
+    /// Takes in the book another replica saved (through a shared store): its newer pins join this book
+    /// (``PinBook/merging(_:)``). Returns the servers whose pins changed, whose marks must be published. When
+    /// this book holds pins the other lacked, a save is asked for, so the store gets the union.
+    func adoptShared(_ other: PinBook) -> [String] {
+        let (changed, needsSave) = state.withLock { state -> ([String], Bool) in
+            let (merged, changed) = state.book.merging(other)
+            if !changed.isEmpty {
+                state.book = merged
+                state.revision += 1
+            }
+            let needsSave = merged != other
+            // What was just taken from the store need not be written back unless this book adds to it.
+            if needsSave { state.changesToSaveWhole += 1 }
+            return (changed.sorted(), needsSave)
+        }
+        if needsSave { requestSave() }
+        return changed
+    }
+
     /// Asks ``keepSaving()`` to write the book soon.
     func requestSave() {
         requestContinuation.yield()
