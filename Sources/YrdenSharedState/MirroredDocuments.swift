@@ -121,7 +121,8 @@ package final class MirroredDocuments: Sendable {
         var backoff = Duration.milliseconds(200)
         for await _ in wakes {
             while !Task.isCancelled, nextPending() != nil {
-                if await writeNext() {
+                // The first failure of a run of them is said; the retries are not.
+                if await writeNext(reporting: backoff == .milliseconds(200)) {
                     backoff = .milliseconds(200)
                 } else {
                     do { try await Task.sleep(for: backoff) } catch { return }
@@ -134,11 +135,11 @@ package final class MirroredDocuments: Sendable {
     /// Writes what is still queued, for at most `limit` (at shutdown, after the writer stopped).
     package func drain(limit: Duration) async {
         let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline, nextPending() != nil, await writeNext() {}
+        while ContinuousClock.now < deadline, nextPending() != nil, await writeNext(reporting: true) {}
     }
 
     /// Writes the first queued name; false when the store refused it (it stays queued).
-    private func writeNext() async -> Bool {
+    private func writeNext(reporting: Bool) async -> Bool {
         guard let (name, body) = nextPending() else { return true }
         do {
             if let body {
@@ -149,10 +150,12 @@ package final class MirroredDocuments: Sendable {
             }
             return true
         } catch {
-            database.logger.warning(
-                "could not write \(prefix)\(name) to the store; retrying",
-                metadata: ["reason": "\(error)"]
-            )
+            if reporting {
+                database.logger.warning(
+                    "could not write \(prefix)\(name) to the store; retrying until it takes it",
+                    metadata: ["reason": "\(error)"]
+                )
+            }
             return false
         }
     }

@@ -21,7 +21,11 @@ package final class SharedStateDatabase: Sendable {
 
     package init(location: PostgresLocation, logger: Logger, deadline: Duration = .seconds(5)) {
         self.location = location
-        self.client = PostgresClient(configuration: location.clientConfiguration(), backgroundLogger: logger)
+        // The pool logs every failed connection attempt at info: while the database is down that is a line per
+        // retry. What matters is said once, here, at warning.
+        var poolLogger = logger
+        poolLogger.logLevel = max(logger.logLevel, .warning)
+        self.client = PostgresClient(configuration: location.clientConfiguration(), backgroundLogger: poolLogger)
         self.logger = logger
         self.deadline = deadline
     }

@@ -22,16 +22,24 @@ extension SharedStateDatabase {
     ) async {
         var backoff = Duration.milliseconds(200)
         var id = 0
+        // Said once per outage: a warning when the feed is lost, a notice when it is back.
+        var lost = false
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .warning)
         while !Task.isCancelled {
             id += 1
             do {
                 let connection = try await PostgresConnection.connect(
                     configuration: try location.connectionConfiguration(),
                     id: id,
-                    logger: logger
+                    logger: quiet
                 )
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: Self.channel) { notifications in
+                    if lost {
+                        logger.notice("store change feed is back; reading what changed meanwhile")
+                        lost = false
+                    }
                     onState(true)
                     backoff = .milliseconds(200)
                     await apply(.resync)
@@ -44,10 +52,13 @@ extension SharedStateDatabase {
                 break
             } catch {
                 if Task.isCancelled { break }
-                logger.warning(
-                    "store change feed lost; reconnecting",
-                    metadata: ["store": "\(location.description)", "reason": "\(Self.reason(error))"]
-                )
+                if !lost {
+                    logger.warning(
+                        "store change feed lost; reconnecting until it is back",
+                        metadata: ["store": "\(location.description)", "reason": "\(Self.reason(error))"]
+                    )
+                    lost = true
+                }
             }
             onState(false)
             try? await Task.sleep(for: backoff)
