@@ -30,6 +30,9 @@ struct SharedState: Sendable {
     let pins: MirroredDocuments
     /// Who hears of a pin book another replica saved (set once the gateway exists).
     let pinChanges: ChangeRelay
+    /// What this replica's own file's secrets refer to (the store's URL among them), which the shared
+    /// document does not hold and no child may inherit.
+    let ownSecretVariables: Set<String>
 
     var secretStore: SharedSecretStore { SharedSecretStore(documents: secrets, box: box) }
 
@@ -142,7 +145,8 @@ struct SharedStateSetup {
                 secretChanges: relay,
                 requestStateKey: requestStateKey,
                 pins: pins,
-                pinChanges: pinRelay
+                pinChanges: pinRelay,
+                ownSecretVariables: loaded.document.secretVariables
             )
         } catch {
             throw StartupRefusal(message: "store.postgres: \(error); check the URL, the credentials and that it runs")

@@ -60,7 +60,10 @@ package struct YrdenApplication: Sendable {
             let connector = UpstreamConnector(
                 channels: LiveChannels(httpClient: httpClient),
                 credentials: credentials,
-                withheldEnvironment: WithheldEnvironment(loaded.document.secretVariables)
+                withheldEnvironment: WithheldEnvironment(
+                    loaded.document.secretVariables,
+                    always: shared?.ownSecretVariables ?? []
+                )
             )
             return try await body(connector, credentials)
         }

@@ -57,3 +57,11 @@ import YrdenProtocol
         #expect(running.sharedPart == shared)
     }
 }
+
+/// The store's URL holds the database's password: what it refers to is a secret no child inherits.
+@Suite struct StoreSecretVariablesTests {
+    @Test func theStoreURLsVariablesAreSecrets() throws {
+        let document = ConfigDocument(["store": ["postgres": "postgres://u:${PGPASSWORD}@${PGHOST}/x"]])
+        #expect(document.secretVariables == ["PGPASSWORD", "PGHOST"])
+    }
+}

@@ -351,3 +351,31 @@ async def until_listed(session, tool: str, listed: bool) -> None:
         return True if (tool in await session.tool_names()) == listed else None
 
     await await_until(check, 15, interval=0.2, what=f"{tool} {'listed' if listed else 'withheld'}")
+
+
+def test_the_store_url_never_reaches_a_child_process(yrden: Path, postgres: PostgresServer, tmp_path: Path) -> None:
+    dumped = tmp_path / "child-env"
+    config = {
+        "store": {"postgres": "${YRDEN_STORE_URL}"},
+        "mcpServers": {"leak": {"command": "sh", "args": ["-c", f"env > {dumped}; exec cat >/dev/null"]}},
+    }
+    url = postgres.url + "?sslmode=disable"
+    gw = start_gateway(
+        yrden,
+        config,
+        tmp_path / "gw",
+        env={"YRDEN_STORE_URL": url, "YRDEN_SECRET_KEY": SECRET_KEY},
+        ready_path="/healthz",
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not (dumped.exists() and dumped.stat().st_size > 0):
+            assert time.monotonic() < deadline, "the stdio child never started"
+            time.sleep(0.1)
+        environment = dumped.read_text()
+        assert postgres.password not in environment, [
+            line.split("=")[0] for line in environment.splitlines() if postgres.password in line
+        ]
+        assert "YRDEN_SECRET_KEY" not in environment
+    finally:
+        gw.stop()

@@ -9,14 +9,18 @@ import YrdenConfig
 /// that needs such a variable passes it on in its own `env`.
 package final class WithheldEnvironment: Sendable {
     private let current: Mutex<Set<String>>
+    /// Withheld whatever the document: the secrets of this replica's own file that the running document does
+    /// not hold (the store's URL, with a store).
+    private let always: Set<String>
 
-    package init(_ names: Set<String> = []) {
-        current = Mutex(names)
+    package init(_ names: Set<String> = [], always: Set<String> = []) {
+        current = Mutex(names.union(always))
+        self.always = always
     }
 
     /// Withholds what `document`'s secrets refer to, instead of what the previous document's did.
     package func adopt(_ document: ConfigDocument) {
-        let names = document.secretVariables
+        let names = document.secretVariables.union(always)
         current.withLock { $0 = names }
     }
 
