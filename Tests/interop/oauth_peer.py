@@ -140,6 +140,7 @@ def oauth_server_args(
     scopes: str | None = None,
     required_scopes: str | None = None,
     iss: bool = True,
+    revoke_reused_refresh_tokens: bool = False,
     port: int = 0,
 ) -> list[str]:
     """The command line of ``oauth_server.py`` for these knobs (defaults: the server's own)."""
@@ -154,6 +155,8 @@ def oauth_server_args(
         args += ["--required-scopes", required_scopes]
     if not iss:
         args.append("--no-iss")
+    if revoke_reused_refresh_tokens:
+        args.append("--revoke-reused-refresh-tokens")
     return args
 
 
@@ -165,6 +168,7 @@ def start_oauth_server(
     scopes: str | None = None,
     required_scopes: str | None = None,
     iss: bool = True,
+    revoke_reused_refresh_tokens: bool = False,
     port: int = 0,
     ready_timeout: float = READY_TIMEOUT,
 ) -> OAuthServer:
@@ -172,7 +176,8 @@ def start_oauth_server(
 
     ``access_token_ttl``: seconds an access token lives; ``deny``: the user clicks "Deny"; ``scopes``:
     ``scopes_supported`` ("mcp:read mcp:write" by default); ``required_scopes``: what /mcp demands;
-    ``iss=False``: no RFC 9207 ``iss``. Its stdout (the URL) and stderr go to files in ``workdir``.
+    ``iss=False``: no RFC 9207 ``iss``; ``revoke_reused_refresh_tokens``: a rotated refresh token presented
+    again revokes every token issued from it since. Its stdout (the URL) and stderr go to files in ``workdir``.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     out_path = workdir / "oauth_server.out"
@@ -183,6 +188,7 @@ def start_oauth_server(
         scopes=scopes,
         required_scopes=required_scopes,
         iss=iss,
+        revoke_reused_refresh_tokens=revoke_reused_refresh_tokens,
         port=port,
     )
     log_file = open(log_path, "wb")

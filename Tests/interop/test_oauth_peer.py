@@ -424,6 +424,28 @@ async def test_control_endpoints_expire_rotate_and_revoke_tokens(oauth_server) -
     assert stats["denials"] == 1 and stats["authorizations"] == 2
 
 
+async def test_a_reused_refresh_token_revokes_what_was_issued_from_it_when_switched_on(oauth_server) -> None:
+    server: OAuthServer = oauth_server(revoke_reused_refresh_tokens=True)
+    async with httpx2.AsyncClient(timeout=REQUEST_TIMEOUT) as http:
+        raw = await RawClient.register(server, http)
+        tokens = await raw.sign_in()
+        first = (await raw.token(grant_type="refresh_token", refresh_token=tokens["refresh_token"])).json()
+        second = (await raw.token(grant_type="refresh_token", refresh_token=first["refresh_token"])).json()
+        assert await initialize_status(server, http, second["access_token"]) == 200
+
+        reused = await raw.token(grant_type="refresh_token", refresh_token=tokens["refresh_token"])
+        assert (reused.status_code, reused.json()["error"]) == (400, "invalid_grant")
+        # Everything issued from the reused token since is dead: the live pair and the rotated one.
+        assert await initialize_status(server, http, second["access_token"]) == 401
+        live = await raw.token(grant_type="refresh_token", refresh_token=second["refresh_token"])
+        assert (live.status_code, live.json()["error"]) == (400, "invalid_grant")
+
+    stats = server.stats()
+    assert stats["revoke_reused_refresh_tokens"] is True
+    assert stats["reused_refresh_tokens"] == 1 and stats["refreshes"] == 2
+    assert stats["live"] == {"access_tokens": 1, "refresh_tokens": 0}, "only the first sign-in's access token lives"
+
+
 async def test_two_peers_sign_in_at_the_same_time(oauth_server) -> None:
     servers: list[OAuthServer] = [oauth_server(), oauth_server()]
     results: dict[int, tuple[dict[str, Any], MemoryTokenStorage]] = {}

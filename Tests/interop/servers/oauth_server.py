@@ -13,11 +13,14 @@ in the authorization request and in every token request, else ``invalid_target``
 once, as if the user clicked "Allow": a 302 to the client's registered ``redirect_uri`` with ``code``,
 ``state`` and ``iss`` (RFC 9207, advertised in the metadata; ``--no-iss`` drops both). Error redirects carry
 ``iss`` too. Refresh tokens rotate: a refresh answers a new pair and the old refresh token stops working.
+With ``--revoke-reused-refresh-tokens`` a refresh token presented again after it was rotated is taken for a
+stolen one, as careful servers do (OAuth 2.0 Security BCP, section 4.14.2): the request is refused and every
+token issued from it since (the refresh tokens it was rotated into and their access tokens) is revoked.
 Tokens carry recognisable prefixes (``peer_at_``, ``peer_rt_``, codes ``peer_code_``) so a test can grep a
 log for any of them.
 
 Run it as ``python oauth_server.py [--port P] [--access-token-ttl S] [--deny] [--scopes "a b"]
-[--required-scopes "a"] [--no-iss]``. ``--port 0`` (the default) picks a free port. When it is ready it
+[--required-scopes "a"] [--no-iss] [--revoke-reused-refresh-tokens]``. ``--port 0`` (the default) picks a free port. When it is ready it
 prints its MCP URL (``http://127.0.0.1:PORT/mcp``) as one line on stdout; everything else goes to stderr.
 
 - ``--access-token-ttl SECONDS``: lifetime of access tokens (default 3600); short for refresh scenarios.
@@ -35,6 +38,7 @@ Control endpoints (not protected, loopback only):
   ``scopes_requested`` / ``last_scope_requested`` (the ``scope`` of authorization requests),
   ``token_requests`` (``{grant_type: {"ok": n, "failed": n}}``), ``token_issues``, ``refreshes``,
   ``refresh_failures``, ``last_token_error``, ``revocations`` (RFC 7009 calls that revoked something),
+  ``reused_refresh_tokens`` (rotated refresh tokens presented again), ``revoke_reused_refresh_tokens``,
   ``mcp_requests``, ``mcp_authorization`` (requests to ``/mcp`` per Authorization header kind: ``missing``,
   ``not_bearer``, ``valid``, ``expired``, ``revoked``, ``unknown``), ``last_mcp_authorization``
   (``{"status", "client_id", "grant"}``; ``grant`` says whether the token came from ``authorization_code``
@@ -115,6 +119,7 @@ class Options:
     scopes: list[str]
     required_scopes: list[str]
     send_iss: bool
+    revoke_reused_refresh_tokens: bool = False
 
     @property
     def issuer(self) -> str:
@@ -160,6 +165,7 @@ class Observations:
     refresh_failures: int = 0
     last_token_error: dict[str, Any] | None = None
     revocations: int = 0
+    reused_refresh_tokens: int = 0
     mcp_requests: int = 0
     mcp_authorization: Counter[str] = field(default_factory=Counter)
     last_mcp_authorization: dict[str, Any] | None = None
@@ -196,6 +202,7 @@ class RefreshRecord:
     token: RefreshToken
     access_tokens: list[str]
     state: str = "live"  # "live", "rotated" (used once, replaced) or "revoked"
+    successor: str | None = None  # the refresh token this one was rotated into
 
 
 class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, RefreshToken, AccessToken]):
@@ -276,15 +283,33 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         record = self.refresh.get(refresh_token)
+        if record is not None and record.state == "rotated":
+            self.seen.reused_refresh_tokens += 1
+            if self.options.revoke_reused_refresh_tokens:
+                self._revoke_descendants(record)
         return record.token if record is not None and record.state == "live" else None
+
+    def _revoke_descendants(self, record: RefreshRecord) -> None:
+        """A rotated refresh token came back: revoke every refresh token it was rotated into since, and their
+        access tokens (whoever holds the live one may be the thief, or may have been robbed)."""
+        successor = record.successor
+        while successor is not None and (following := self.refresh.get(successor)) is not None:
+            following.state = "revoked"
+            for value in following.access_tokens:
+                if value in self.access:
+                    self.access[value].revoked = True
+            successor = following.successor
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
         self._check_token_request_resource()
-        self.refresh[refresh_token.token].state = "rotated"
+        record = self.refresh[refresh_token.token]
+        record.state = "rotated"
         self.seen.refreshes += 1
-        return self._issue(client.client_id, scopes, "refresh_token")
+        issued = self._issue(client.client_id, scopes, "refresh_token")
+        record.successor = issued.refresh_token
+        return issued
 
     # -- access tokens
 
@@ -565,6 +590,8 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
                 "refresh_failures": seen.refresh_failures,
                 "last_token_error": seen.last_token_error,
                 "revocations": seen.revocations,
+                "reused_refresh_tokens": seen.reused_refresh_tokens,
+                "revoke_reused_refresh_tokens": options.revoke_reused_refresh_tokens,
                 "mcp_requests": seen.mcp_requests,
                 "mcp_authorization": dict(seen.mcp_authorization),
                 "last_mcp_authorization": seen.last_mcp_authorization,
@@ -676,6 +703,11 @@ def main() -> None:
     parser.add_argument("--scopes", default=DEFAULT_SCOPES, help="space-separated scopes_supported")
     parser.add_argument("--required-scopes", default="", help="space-separated scopes /mcp demands")
     parser.add_argument("--no-iss", action="store_true", help="no RFC 9207 iss in redirects or metadata")
+    parser.add_argument(
+        "--revoke-reused-refresh-tokens",
+        action="store_true",
+        help="a rotated refresh token presented again revokes every token issued from it since",
+    )
     args = parser.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -687,6 +719,7 @@ def main() -> None:
         scopes=args.scopes.split(),
         required_scopes=args.required_scopes.split(),
         send_iss=not args.no_iss,
+        revoke_reused_refresh_tokens=args.revoke_reused_refresh_tokens,
     )
     app = build_app(options, deny=args.deny)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
