@@ -138,7 +138,7 @@ let package = Package(
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer",
                 "YrdenOAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState", log, lifecycle, signals, httpClient,
-                nioCore, prometheus,
+                nioCore, nioHTTP1, prometheus,
             ],
             swiftSettings: strict
         ),

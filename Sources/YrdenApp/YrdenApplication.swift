@@ -90,7 +90,8 @@ package struct YrdenApplication: Sendable {
             logger: logger,
             connector: connector,
             toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(shared: shared),
-            requestStateKey: shared?.requestStateKey
+            requestStateKey: shared?.requestStateKey,
+            replica: shared == nil ? nil : config.gateway.replicaAddress
         )
         let store =
             shared.map {
@@ -120,6 +121,7 @@ package struct YrdenApplication: Sendable {
             settings: config.gateway,
             metrics: metrics,
             appsSandboxPort: sandbox?.port,
+            replicas: shared == nil ? nil : connector.httpClient.map { HTTPReplicaHandOff(client: $0, logger: logger) },
             logger: logger
         )
         // Every connection is a descriptor: the default soft limit would let one client's slow connections fill it.

@@ -13,6 +13,8 @@ import YrdenProtocol
 /// - `maxBodyBytes` (integer, 1 to 1 GiB; default 16 MiB)
 /// - `dataDir` (non-empty string)
 /// - `publicURL` (absolute http/https URL)
+/// - `replicaURL` (absolute http/https URL): how the other replicas of a gateway with a store reach this one
+///   (a parked call's retry that lands elsewhere is handed here); each replica's own, like `listen`
 /// - `oauthCallback` (`HOST:PORT` on loopback): a listener of its own for OAuth redirects, for a main
 ///   listener that browsers cannot reach as `127.0.0.1`
 /// - `maxSessions` (integer, 1 to 1,000,000; default 10,000): MCP sessions open at once
@@ -27,7 +29,8 @@ import YrdenProtocol
 extension ConfigDecoder {
     static let gatewayKeys = [
         "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "maxBodyBytes", "dataDir",
-        "publicURL", "oauthCallback", "maxSessions", "maxSessionsPerClient", "sessionIdleTimeout", "startupWait",
+        "publicURL", "replicaURL", "oauthCallback", "maxSessions", "maxSessionsPerClient", "sessionIdleTimeout",
+        "startupWait",
         "console", "appsListen",
     ]
 
@@ -130,6 +133,13 @@ extension ConfigDecoder {
                 field.report(finding)
             } else {
                 settings.publicURL = url
+            }
+        }
+        if let field = object["replicaURL"], let url = field.string() {
+            if let finding = ConfigRules.checkHTTPURL(url, shown: field.writtenString) {
+                field.report(finding)
+            } else {
+                settings.replicaURL = url
             }
         }
         return settings

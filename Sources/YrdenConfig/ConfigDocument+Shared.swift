@@ -4,10 +4,10 @@ import YrdenProtocol
 ///
 /// With a store, the document replicas share holds everything but `store` (each replica's way to the store,
 /// which names it) and the gateway settings that are one process's own: where it listens, where it keeps its
-/// files, where its apps sandbox listens. Those stay in each replica's file.
+/// files, where its apps sandbox listens, how the other replicas reach it. Those stay in each replica's file.
 extension ConfigDocument {
     /// Gateway settings each replica keeps in its own file.
-    package static let replicaGatewayKeys = ["listen", "dataDir", "appsListen"]
+    package static let replicaGatewayKeys = ["listen", "dataDir", "appsListen", "replicaURL"]
     static let storeKey = "store"
 
     /// What is written to the store: this document without `store` and the replica's own gateway settings.

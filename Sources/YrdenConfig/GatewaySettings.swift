@@ -20,6 +20,8 @@ package struct GatewaySettings: Sendable, Hashable {
     package var dataDir: String?
     /// The externally visible base URL, when the gateway sits behind a proxy.
     package var publicURL: String?
+    /// How the other replicas reach this one (see ``replicaAddress``).
+    package var replicaURL: String?
     /// A loopback listener of its own for OAuth redirects; `nil` serves `/oauth/callback` on the main listener.
     package var oauthCallback: ListenAddress?
     /// Most MCP sessions open at once; past it a new `initialize` is refused, so clients cannot grow memory.
@@ -112,5 +114,15 @@ package struct GatewaySettings: Sendable, Hashable {
             message: "binding \(listenHost) exposes the admin API",
             fix: "set gateway.adminToken (or YRDEN_ADMIN_TOKEN), or listen on 127.0.0.1"
         )
+    }
+}
+
+extension GatewaySettings {
+    /// How the other replicas reach this one: `replicaURL`, or else the listener's own address when it is a
+    /// definite one (not a wildcard, not a port chosen at start); `nil` when neither says.
+    package var replicaAddress: String? {
+        if let replicaURL { return replicaURL.hasSuffix("/") ? String(replicaURL.dropLast()) : replicaURL }
+        guard listenHost != "0.0.0.0", listenHost != "::", listenPort != 0 else { return nil }
+        return "http://\(listenHost.contains(":") ? "[\(listenHost)]" : listenHost):\(listenPort)"
     }
 }

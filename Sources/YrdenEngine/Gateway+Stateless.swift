@@ -112,3 +112,11 @@ package enum StatelessAdmission: Sendable {
     case discover(JSONRPCRequest, CatalogScope)
     case call(AdmittedRequest)
 }
+
+extension Gateway {
+    /// The base URL of the replica holding the call a retry's `requestState` names, when that is another
+    /// replica: the front hands the retry there. `nil` when this replica answers it.
+    package func replicaHolding(_ call: JSONRPCRequest) -> String? {
+        bridge.holder(of: call)
+    }
+}

@@ -39,14 +39,16 @@ package final class Gateway: Sendable {
 
     /// `toolPins` holds the pins saved by an earlier run; by default pins are kept in memory only.
     /// `requestStateKey` seals the `requestState` of parked calls (replicas share one, so each can read
-    /// another's); by default one is made for this process. `startup` says how long the first requests wait for
-    /// the servers' first attempts.
+    /// another's); by default one is made for this process. `replica` is how the other replicas reach this one,
+    /// where they hand a retry of a call parked here. `startup` says how long the first requests wait for the
+    /// servers' first attempts.
     package init(
         config: GatewayConfig,
         logger: Logger,
         connector: UpstreamConnector = UpstreamConnector(),
         toolPins: ToolPins? = nil,
         requestStateKey: [UInt8]? = nil,
+        replica: String? = nil,
         startup bound: StartupBound = .startupWait
     ) {
         self.settings = config.gateway
@@ -57,7 +59,7 @@ package final class Gateway: Sendable {
             time: connector.time
         )
         self.connector = connector
-        self.bridge = EraBridge(time: connector.time, requestStateKey: requestStateKey)
+        self.bridge = EraBridge(time: connector.time, requestStateKey: requestStateKey, replica: replica)
         self.logger = logger
         let startup = StartupGate(
             bound,

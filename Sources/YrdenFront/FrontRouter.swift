@@ -33,6 +33,7 @@ package struct FrontRouter: Sendable {
         settings: GatewaySettings,
         metrics: PrometheusCollectorRegistry,
         appsSandboxPort: Int? = nil,
+        replicas: (any ReplicaHandOff)? = nil,
         logger: Logger
     ) {
         hosts = HostPolicy(listenHost: settings.listenHost, publicURL: settings.publicURL)
@@ -41,6 +42,7 @@ package struct FrontRouter: Sendable {
             gateway: gateway,
             origins: origins,
             clients: ClientTokenPolicy(clientTokens: settings.clientTokens, adminToken: settings.adminToken),
+            replicas: replicas,
             logger: logger
         )
         health = HealthEndpoint(gateway: gateway)

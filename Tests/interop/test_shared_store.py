@@ -5,6 +5,7 @@ away stops admin writes (503) but not MCP, and they converge when it is back; a 
 
 from __future__ import annotations
 
+import json
 import secrets
 import subprocess
 import time
@@ -15,9 +16,11 @@ import httpx2
 import pytest
 
 from harness import (
+    ASKING_SERVER,
     INTEROP_DIR,
     PYTHON,
     admin_events,
+    answer_to,
     await_until,
     clean_env,
     mcp_session,
@@ -379,3 +382,60 @@ def test_the_store_url_never_reaches_a_child_process(yrden: Path, postgres: Post
         assert "YRDEN_SECRET_KEY" not in environment
     finally:
         gw.stop()
+
+
+PARK_ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "yrden-interop-replicas", "version": "1.0.0"},
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+}
+ASK = {"name": "asking__ask_name", "arguments": {}}
+ASK_HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": "2026-07-28",
+    "Mcp-Method": "tools/call",
+    "Mcp-Name": "asking__ask_name",
+}
+
+
+async def ask(http: httpx2.AsyncClient, url: str, params: dict, request_id: int) -> httpx2.Response:
+    body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {**params, "_meta": PARK_ENVELOPE}}
+    return await http.post(url, content=json.dumps(body).encode(), headers=ASK_HEADERS)
+
+
+async def test_a_parked_call_is_retried_through_another_replica_and_a_dead_holder_is_said_at_once(
+    yrden: Path, postgres: PostgresServer, replicas: ReplicasFactory
+) -> None:
+    config = {
+        "mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": "2025-11-25"}},
+        "store": store_config(yrden, postgres)["store"],
+    }
+    group = replicas(config, n=2, env=store_env(postgres))
+    one, two = group.replica("replica1"), group.replica("replica2")
+    async with httpx2.AsyncClient(timeout=30) as http:
+        # Parked on replica1, answered through replica2: the retry is handed to replica1, which holds the call.
+        first = answer_to(await ask(http, one.url, ASK, 1), 1)["result"]
+        assert first["resultType"] == "input_required", first
+        (key,) = first["inputRequests"]
+        retry = {**ASK, "requestState": first["requestState"], "inputResponses": {key: ACCEPT_ADA}}
+        done = answer_to(await ask(http, two.url, retry, 2), 2)["result"]
+        assert done["content"][0]["text"] == "Hello, Ada!", done
+        # The token was used up where the call was held: the same retry again is refused, through either.
+        again = answer_to(await ask(http, two.url, retry, 3), 3)["error"]
+        assert again["code"] == -32602, again
+
+        # Parked on replica1, which then dies: the retry through replica2 is refused with the reason at once.
+        parked = answer_to(await ask(http, one.url, ASK, 4), 4)["result"]
+        (key,) = parked["inputRequests"]
+        group.kill("replica1")
+        retry = {**ASK, "requestState": parked["requestState"], "inputResponses": {key: ACCEPT_ADA}}
+        started = time.monotonic()
+        refused = await ask(http, two.url, retry, 5)
+        assert time.monotonic() - started < 15, "a retry whose replica died must be refused, not left to hang"
+        error = answer_to(refused, 5)["error"]
+        assert error["code"] == -32602 and error["data"]["reason"] == "replica_unavailable", error
+        assert "127.0.0.1" not in error["message"], "a replica's internal address is not told to clients"
+
+
+ACCEPT_ADA = {"action": "accept", "content": {"name": "Ada"}}

@@ -14,10 +14,14 @@ final class EraBridge: Sendable {
     let requestStates: RequestStateSeal
     /// The gateway's clock, for the asks a parked call gathers and the pause of an `input_required` retry.
     let time: any TimeSource
+    /// How other replicas reach this one (sealed into each `requestState`); `nil` without replicas.
+    let replica: String?
 
     /// `requestStateKey`: the 32-byte key replicas share (from the store); `nil` makes one for this process.
-    init(time: any TimeSource, requestStateKey: [UInt8]? = nil) {
+    /// `replica`: this replica's base URL as the others reach it.
+    init(time: any TimeSource, requestStateKey: [UInt8]? = nil, replica: String? = nil) {
         self.time = time
+        self.replica = replica
         self.requestStates = requestStateKey.map { RequestStateSeal(key: SymmetricKey(data: $0)) } ?? RequestStateSeal()
     }
 
@@ -88,6 +92,16 @@ final class EraBridge: Sendable {
         return .success(try park(parking, asking: asks, binding, lifetime: lifetime))
     }
 
+    /// Where the retry `request` belongs when another replica holds the call its `requestState` names: that
+    /// replica's base URL. `nil` for anything this replica answers itself (a first call, its own token, a
+    /// token that does not open, which it refuses).
+    func holder(of request: JSONRPCRequest) -> String? {
+        guard let token = request.params?["requestState"]?.stringValue, let claims = requestStates.open(token),
+            let holder = claims.replica, holder != replica
+        else { return nil }
+        return holder
+    }
+
     /// The parked call a retry's `requestState` names, taken out of ``parked``; `nil` for a first call. A token
     /// that does not open, or was minted for another request, is refused.
     private func resumedCall(_ request: JSONRPCRequest, _ binding: ParkBinding) throws(JSONRPCError) -> ParkedCall? {
@@ -149,7 +163,7 @@ final class EraBridge: Sendable {
         let expires = Int(Date().timeIntervalSince1970) + Int(lifetime.components.seconds)
         return [
             "resultType": "input_required", "inputRequests": .object(asks),
-            "requestState": .string(requestStates.seal(binding.claims(park: id, expires: expires))),
+            "requestState": .string(requestStates.seal(binding.claims(park: id, expires: expires, replica: replica))),
         ]
     }
 
@@ -309,7 +323,7 @@ private struct ParkBinding {
             && claims.principal == principal
     }
 
-    func claims(park: String, expires: Int) -> ParkClaims {
+    func claims(park: String, expires: Int, replica: String?) -> ParkClaims {
         ParkClaims(
             park: park,
             method: method,
@@ -317,7 +331,8 @@ private struct ParkBinding {
             name: name,
             arguments: arguments,
             principal: principal,
-            expires: expires
+            expires: expires,
+            replica: replica
         )
     }
 }

@@ -19,6 +19,9 @@ struct ParkClaims: Sendable, Hashable, Codable {
     var principal: String
     /// When the token stops being accepted, in seconds since 1970.
     var expires: Int
+    /// The base URL of the replica that holds the parked call, where another replica hands the retry; `nil`
+    /// for a gateway that is not one of several (or does not know how the others reach it).
+    var replica: String?
 }
 
 /// Seals and opens the gateway's `requestState` tokens: AES-256-GCM under a key made at start, so a token

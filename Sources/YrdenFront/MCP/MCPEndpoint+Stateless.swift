@@ -20,6 +20,7 @@ extension MCPEndpoint {
             }
             return listen(call, client: request.clientKey)
         }
+        if let handedOff = await handOffIfHeldElsewhere(call, request) { return handedOff }
         let gateway = self.gateway
         let scope = self.scope
         // A requestState minted for this call is bound to the credential it came with.

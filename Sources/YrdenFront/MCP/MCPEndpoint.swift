@@ -15,6 +15,8 @@ package struct MCPEndpoint: Sendable {
     let origins: OriginPolicy
     private(set) var clients: ClientTokenPolicy
     let logger: Logger
+    /// Where a retry of a call parked on another replica is handed; `nil` for a gateway on its own.
+    let replicas: (any ReplicaHandOff)?
     /// The aggregate (`/mcp`), one server alone (`/servers/{id}/mcp`) or a profile (`/mcp/{profile}`): what its
     /// sessions and requests see.
     var scope: CatalogScope = .gateway
@@ -27,11 +29,13 @@ package struct MCPEndpoint: Sendable {
         gateway: Gateway,
         origins: OriginPolicy,
         clients: ClientTokenPolicy = ClientTokenPolicy(tokens: []),
+        replicas: (any ReplicaHandOff)? = nil,
         logger: Logger
     ) {
         self.gateway = gateway
         self.origins = origins
         self.clients = clients
+        self.replicas = replicas
         self.logger = logger
     }
 
