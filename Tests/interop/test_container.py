@@ -238,6 +238,7 @@ def compose_copy(directory: Path, port: int) -> Path:
 
 
 async def test_docker_compose_yml_comes_up_with_podman_compose_and_serves(image, tmp_path):
+    assert PODMAN_COMPOSE.exists(), f"no {PODMAN_COMPOSE}: `make venv` installs Tests/interop/requirements.txt"
     port = harness.free_port()
     compose_file = compose_copy(tmp_path, port)
     project = f"yrden-interop-{os.getpid()}-{time.monotonic_ns()}"
