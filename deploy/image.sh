@@ -230,8 +230,15 @@ build() {
     stage_context "$binary" "$context"
     local -a pull=(--pull=never)
     [ "$engine" = docker ] && pull=()
+    local previous
+    previous=$("$engine" image inspect --format '{{.Id}}' "$tag" 2>/dev/null || true)
     "$engine" build "${pull[@]}" -q -f "$context/Dockerfile" --target from-binary \
         --build-arg BINARY_ROOT=image-root "${build_args[@]}" -t "$tag" "$context" >/dev/null
+    # The image this tag named before (another binary) would stay behind untagged, a few hundred MB a run;
+    # the layers it shares with the new one (the base, the runtime stage) stay cached.
+    if [ -n "$previous" ] && [ "$previous" != "$("$engine" image inspect --format '{{.Id}}' "$tag")" ]; then
+        "$engine" rmi "$previous" >/dev/null 2>&1 || true
+    fi
     "$engine" run --rm --network=none "$tag" check-config /etc/yrden/yrden.json >/dev/null 2>"$state/check.err" \
         || die "the image $tag was built but its yrden does not run there: $(tail -n 5 "$state/check.err")"
     say "built $tag from $binary with $engine in $((SECONDS - started)) s:" \
