@@ -2,10 +2,9 @@
 deploy/ runs it (``podman run``, stdio, compose, ``podman kube play``).
 
 The image is built once for this module by ``deploy/image.sh`` (``make image``'s script) from the binary under
-test (the debug build in ``make test``; deploy/README.md says which binary each image has). The module is one
-file, so ``make interop``'s ``--dist loadfile`` gives it to one worker and the build happens once. Every wait is
-on an event or a lasting state: ``/readyz`` answering 200, ``podman wait``, a process's exit (pidfd), the admin
-API's event stream.
+test (the debug build in ``make test``; deploy/README.md says which binary each image has). The module runs in
+one worker (``pytestmark`` below), so the build happens once. Every wait is on an event or a lasting state:
+``/readyz`` answering 200, ``podman wait``, a process's exit (pidfd), the admin API's event stream.
 """
 
 from __future__ import annotations
@@ -47,6 +46,10 @@ PODMAN_COMPOSE = Path(sys.executable).with_name("podman-compose")  # Tests/inter
 READY_WITHIN = 30.0
 DRAIN_SECONDS = 20  # the drain the Dockerfile and deploy/README.md document for SIGTERM (YrdenApplication)
 AUTH = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+# One worker for the whole module, so the image is built once: `--dist loadfile` (make interop) does it by file,
+# and this group does it under `--dist loadgroup` too.
+pytestmark = pytest.mark.xdist_group("container-image")
 
 
 @pytest.fixture(scope="module")
