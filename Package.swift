@@ -85,7 +85,7 @@ let package = Package(
         /// (LISTEN/NOTIFY), advisory locks, and the schema's migrations.
         .target(
             name: "YrdenSharedState",
-            dependencies: ["YrdenStorage", postgres, nioSSL, nioCore, log],
+            dependencies: ["YrdenProtocol", "YrdenStorage", postgres, nioSSL, nioCore, log],
             swiftSettings: strict
         ),
         /// Upstream OAuth 2.1 client: discovery, registration, PKCE, exchange, refresh, callback router, token store.

@@ -57,35 +57,9 @@ enum DemoResources {
         guard !raw.isEmpty, !raw.contains(UInt8(ascii: "/")), !raw.contains(UInt8(ascii: "?")),
             !raw.contains(UInt8(ascii: "#"))
         else { return nil }
-        return percentDecoded(raw)
+        return PercentDecoding.decode(raw)
     }
 
-    /// RFC 3986 percent-decoding; `nil` for a broken escape or bytes that are not UTF-8.
-    static func percentDecoded(_ bytes: some Collection<UInt8>) -> String? {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var iterator = bytes.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                output.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return nil
-            }
-            output.append(high << 4 | low)
-        }
-        return String(validating: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
 
 extension DemoServerCore {

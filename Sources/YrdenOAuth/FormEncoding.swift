@@ -1,3 +1,5 @@
+import YrdenProtocol
+
 /// Percent-encoding for query strings and `application/x-www-form-urlencoded` bodies.
 ///
 /// Encoding keeps only RFC 3986's unreserved characters and escapes every other byte, so a value containing
@@ -41,22 +43,7 @@ enum FormEncoding {
 
     /// One percent-encoded component, with `+` as a space.
     static func decodeComponent(_ text: some StringProtocol) -> String? {
-        var output: [UInt8] = []
-        var bytes = Array(text.utf8)[...]
-        while let byte = bytes.popFirst() {
-            switch byte {
-            case UInt8(ascii: "+"):
-                output.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard bytes.count >= 2, let high = hexValue(bytes.removeFirst()),
-                    let low = hexValue(bytes.removeFirst())
-                else { return nil }
-                output.append(high << 4 | low)
-            default:
-                output.append(byte)
-            }
-        }
-        return String(validating: output, as: UTF8.self)
+        PercentDecoding.decode(text.utf8, plusIsSpace: true)
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
@@ -68,15 +55,6 @@ enum FormEncoding {
             UInt8(ascii: "~"):
             true
         default: false
-        }
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 import NIOSSL
 import PostgresNIO
+import YrdenProtocol
 
 /// Where the shared state lives: a `postgres://user:password@host:port/database?sslmode=…` URL, taken apart.
 ///
@@ -91,28 +92,12 @@ package struct PostgresLocation: Sendable, Equatable {
 
     /// `%XX` escapes decoded, so a password may hold `@`, `:` or `/`.
     private static func percentDecoded(_ text: Substring, part: String) throws(SharedStateError) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw .badLocation("the store URL's \(part) has a % that is not followed by two hex digits")
-            }
-            bytes.append(high << 4 | low)
+        guard let decoded = PercentDecoding.decode(text.utf8) else {
+            throw .badLocation(
+                "the store URL's \(part) has a % that is not followed by two hex digits, or is not UTF-8 once decoded"
+            )
         }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        return decoded
     }
 
     /// The client's configuration: connecting is bounded, and a few connections are enough for what is
