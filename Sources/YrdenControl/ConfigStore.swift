@@ -137,7 +137,7 @@ package actor ConfigStore {
     package func connectServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUp()
+        try await catchUpUnlessStoreIsDown()
         do { try await gateway.lifecycle.connectServer(id) } catch { throw ConfigStoreError(error) }
     }
 
@@ -145,7 +145,7 @@ package actor ConfigStore {
     package func disconnectServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUp()
+        try await catchUpUnlessStoreIsDown()
         let stopped: Bool
         do { stopped = try await gateway.lifecycle.disconnectServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
@@ -157,7 +157,7 @@ package actor ConfigStore {
     package func restartServer(id: String) async throws(ConfigStoreError) {
         try await enter()
         defer { gate.leave() }
-        try await catchUp()
+        try await catchUpUnlessStoreIsDown()
         let stopped: Bool
         do { stopped = try await gateway.lifecycle.restartServer(id, stopLimit: stopLimit) } catch {
             throw ConfigStoreError(error)
@@ -263,6 +263,14 @@ package actor ConfigStore {
     func catchUp() async throws(ConfigStoreError) {
         if shared != nil { return try await catchUpWithStore() }
         try await catchUpWithFile()
+    }
+
+    /// ``catchUp()`` for an action that writes nothing (connect, disconnect, restart): a store that cannot be
+    /// reached does not stop it, it runs on the config this replica holds.
+    func catchUpUnlessStoreIsDown() async throws(ConfigStoreError) {
+        do { try await catchUp() } catch .storeUnavailable(let reason) {
+            logger.warning("acting on the config this replica holds", metadata: ["store": "\(reason)"])
+        }
     }
 
     /// Applies the file first when someone else edited it since this store last wrote or read it; a file that
