@@ -27,9 +27,17 @@ package final class OAuthCallbackRouter: Sendable {
 
     private let clock: OAuthClock
     private let state = Mutex(State())
+    /// Where a `state` this router never issued is looked for: a sign-in another replica sharing the store
+    /// started (a balancer sends the browser's return to any replica). Nil without a shared store.
+    private let elsewhere = Mutex<(@Sendable (String) async -> PendingAuthorization?)?>(nil)
 
     package init(clock: OAuthClock = .system) {
         self.clock = clock
+    }
+
+    /// Sets where a `state` this router never issued is looked for (see `elsewhere`).
+    package func lookElsewhere(_ finder: @escaping @Sendable (_ state: String) async -> PendingAuthorization?) {
+        elsewhere.withLock { $0 = finder }
     }
 
     /// Servers with a pending flow, sorted.
@@ -102,6 +110,13 @@ package final class OAuthCallbackRouter: Sendable {
         }
         switch lookup {
         case .unknown:
+            if let finder = elsewhere.withLock({ $0 }), let flow = await finder(flowState) {
+                if let serverID, flow.serverID != serverID {
+                    return .rejected(reason: "this sign-in belongs to another server")
+                }
+                guard flow.expiresAt > now else { return .rejected(reason: "this sign-in expired; start a new one") }
+                return await finish(flow, with: response)
+            }
             return .rejected(reason: "this sign-in link is unknown or was replaced by a newer sign-in; start a new one")
         case .used:
             return .rejected(reason: "this sign-in was already completed or ended; start a new one if needed")

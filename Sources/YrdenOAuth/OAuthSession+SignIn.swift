@@ -1,12 +1,6 @@
 import Logging
-
-/// What a pending sign-in needs to redeem its code.
-struct SignInContext: Sendable {
-    var discovered: DiscoveredAuthorization
-    var client: ClientRegistration
-    var pkce: PKCE
-    var scopes: [String]?
-}
+import YrdenProtocol
+import YrdenStorage
 
 extension OAuthSession {
     /// Starts a sign-in and returns the authorization URL for the user to open.
@@ -43,6 +37,61 @@ extension OAuthSession {
         router.cancel(serverID: serverID)
         expiryTask?.cancel()
         expiryTask = nil
+        forgetSharedSignIn()
+    }
+
+    /// A sign-in of this server that another replica started, for the browser's return that reached this
+    /// one (a balancer sends it to any replica): nil when the store holds none under `state`. Taken out of the
+    /// store, so its `state` works once.
+    package func signInStartedElsewhere(state: String) -> PendingAuthorization? {
+        let name = SignInContext.sharedName(forState: state)
+        guard refreshLock != nil, let bytes = try? credentials.secrets.load(name),
+            let document = try? JSONValue.parse(bytes), var context = SignInContext(document: document),
+            context.serverID == serverID, context.state == state
+        else { return nil }
+        try? credentials.secrets.remove(name)
+        if !context.client.isDynamic, context.client.clientID == configuration.clientID {
+            context.client.clientSecret = configuration.clientSecret
+        }
+        let shared = context
+        return PendingAuthorization(
+            serverID: serverID,
+            state: state,
+            issuer: context.issuer,
+            issuerRequired: context.issuerRequired,
+            expiresAt: context.expiresAt,
+            redeem: { [weak self] code in
+                guard let self else { return .failed(serverID: shared.serverID, reason: "the gateway stopped") }
+                return await self.redeemStartedElsewhere(code, shared)
+            },
+            abandon: { _ in }
+        )
+    }
+
+    /// Redeems the code of a sign-in another replica started: this replica's own sign-in, if any, is
+    /// overtaken, and the tokens reach the others through the store.
+    private func redeemStartedElsewhere(_ code: String, _ context: SignInContext) async -> OAuthCallbackResult {
+        cancelFlow()
+        return await redeem(code, context, generation: signInGeneration)
+    }
+
+    /// Keeps the context of this replica's pending sign-in in the store, for a browser's return that reaches
+    /// another replica; only when replicas share the store.
+    private func shareSignIn(_ context: SignInContext) {
+        guard refreshLock != nil else { return }
+        let name = SignInContext.sharedName(forState: context.state)
+        do {
+            try credentials.secrets.save(name, context.document.serialized())
+            sharedSignIn = name
+        } catch {
+            logger.warning("cannot share the sign-in with the other replicas: \(error)")
+        }
+    }
+
+    private func forgetSharedSignIn() {
+        guard let name = sharedSignIn else { return }
+        sharedSignIn = nil
+        try? credentials.secrets.remove(name)
     }
 
     private func startFlow(generation: Int) async throws(OAuthError) -> String {
@@ -72,8 +121,20 @@ extension OAuthSession {
             codeChallenge: pkce.challenge,
             resource: discovered.resource
         )
-        let context = SignInContext(discovered: discovered, client: client, pkce: pkce, scopes: scopes)
         let expiresAt = clock.now() + OAuthCallbackRouter.flowLifetime
+        let context = SignInContext(
+            serverID: serverID,
+            state: request.state,
+            tokenEndpoint: discovered.server.tokenEndpoint,
+            resource: discovered.resource,
+            issuer: discovered.server.issuer,
+            issuerRequired: discovered.server.sendsIssuerInResponse,
+            client: client,
+            redirectURI: configuration.redirectURI,
+            verifier: pkce.verifier,
+            scopes: scopes,
+            expiresAt: expiresAt
+        )
         let serverID = serverID
         let flow = PendingAuthorization(
             serverID: serverID,
@@ -90,6 +151,7 @@ extension OAuthSession {
         // No suspension between this check and the registration: a newer sign-in cannot slip in between.
         try ensureCurrent(generation)
         _ = router.register(flow)
+        shareSignIn(context)
         setProgress(.waitingForUser(authorizationURL: request.url, expiresAt: expiresAt))
         scheduleExpiry()
         return request.url
@@ -155,15 +217,16 @@ extension OAuthSession {
         }
         expiryTask?.cancel()
         expiryTask = nil
+        forgetSharedSignIn()
         setProgress(.exchangingCode)
-        let endpoint = TokenEndpoint(http: http, url: context.discovered.server.tokenEndpoint, client: context.client)
+        let endpoint = TokenEndpoint(http: http, url: context.tokenEndpoint, client: context.client)
         let response: TokenResponse
         do {
             response = try await endpoint.exchange(
                 code: code,
-                verifier: context.pkce.verifier,
-                redirectURI: configuration.redirectURI,
-                resource: context.discovered.resource
+                verifier: context.verifier,
+                redirectURI: context.redirectURI,
+                resource: context.resource
             )
         } catch {
             if context.client.isDynamic && error.kind == .refused && error.serverCode == "invalid_client" {
@@ -186,9 +249,9 @@ extension OAuthSession {
                 scopes: response.scopes ?? context.scopes,
                 issuedAt: now,
                 expiresAt: response.expiresIn.map { now + $0 },
-                resource: context.discovered.resource,
-                issuer: context.discovered.server.issuer,
-                tokenEndpoint: context.discovered.server.tokenEndpoint,
+                resource: context.resource,
+                issuer: context.issuer,
+                tokenEndpoint: context.tokenEndpoint,
                 clientID: context.client.clientID,
                 client: client
             )
@@ -204,6 +267,7 @@ extension OAuthSession {
         guard generation == signInGeneration, progress.isSigningIn else { return }
         expiryTask?.cancel()
         expiryTask = nil
+        forgetSharedSignIn()
         setProgress(.failed(reason: reason))
     }
 

@@ -39,6 +39,8 @@ package actor OAuthSession {
     /// Bumped by every sign-in start, cancel and sign-out: only the newest sign-in may report or commit.
     var signInGeneration = 0
     var expiryTask: Task<Void, Never>?
+    /// The store's name of this replica's pending sign-in, shared for a browser's return to another replica.
+    var sharedSignIn: String?
     /// The latest `Bearer` challenge the server sent (its `resource_metadata` and `scope` guide discovery).
     var challenge: BearerChallenge?
     /// The scopes a 403 `insufficient_scope` asked for; the next sign-in requests them.

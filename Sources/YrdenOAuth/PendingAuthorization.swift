@@ -1,5 +1,5 @@
 /// One sign-in waiting for the browser to come back, registered under its `state` before its URL is shown.
-struct PendingAuthorization: Sendable {
+package struct PendingAuthorization: Sendable {
     var serverID: String
     var state: String
     /// The issuer whose authorization endpoint the user was sent to; a response's `iss` must equal it.

@@ -123,6 +123,40 @@ import YrdenStorage
         #expect(lock.turns.withLock { $0 } == 3)
     }
 
+    @Test func theBrowsersReturnToAnotherReplicaFinishesTheSignIn() async throws {
+        let fixture = Fixture()
+        let lock = InProcessRefreshLock(secrets: fixture.secrets)
+        let (routerA, routerB) = (OAuthCallbackRouter(), OAuthCallbackRouter())
+        let started = try replica(fixture, port: 8751, router: routerA, refreshLock: lock)
+        let reached = try replica(fixture, port: 8752, router: routerB, refreshLock: lock)
+        routerB.lookElsewhere { state in await reached.signInStartedElsewhere(state: state) }
+        #expect(await reached.prepare() == .needsReauth(reason: "not signed in yet"))
+        let state = try #require(queryParameters(try await started.beginSignIn())["state"])
+        // A balancer sent the browser back to the other replica.
+        let callback = "https://gateway.example.com/oauth/callback?code=good-code&state=\(state)"
+        #expect(await routerB.handleCallback(url: callback) == .signedIn(serverID: "tasks"))
+        let exchange = fixture.network.requests(to: Fixture.tokenURL).map(formFields)
+        #expect(exchange.map { $0["redirect_uri"] } == ["http://127.0.0.1:8751/oauth/callback"])
+        #expect(exchange.map { $0["client_id"] } == ["client-1"])
+        #expect(await reached.progress == .complete)
+        await started.storedTokensChanged()
+        #expect(await started.progress == .complete)
+        #expect(routerA.pendingServerIDs.isEmpty)
+        // The state works once, and no sign-in is left in the store.
+        guard case .rejected = await routerB.handleCallback(url: callback) else {
+            Issue.record("a used state was accepted again")
+            return
+        }
+        let names = try #require(fixture.secrets as? InMemorySecretStore).names
+        #expect(names == ["oauth.tasks.client", "oauth.tasks.tokens"])
+    }
+
+    @Test func withoutAStoreSharedWithReplicasASignInStaysInTheProcess() async throws {
+        let fixture = Fixture()
+        _ = try await fixture.session().beginSignIn()
+        #expect(try #require(fixture.secrets as? InMemorySecretStore).names == ["oauth.tasks.client"])
+    }
+
     @Test func aTurnRefreshesOnlyTokensStillDue() {
         let now = 10_000.0
         let current = tokens("access-1", refresh: "refresh-1", issuedAt: now - 3600)

@@ -1,5 +1,6 @@
 """OAuth across replicas sharing a store (``"store": {"postgres": …}``): a sign-in made through one replica serves
-calls on every replica, a sign-out through one signs all out, and three replicas whose access tokens die at the
+calls on every replica, a sign-out through one signs all out, the browser's return to another replica than the
+one that started the sign-in (a balancer sends it to any) finishes it, and three replicas whose access tokens die at the
 same moment make one ``refresh_token`` grant between them, against an authorization server that revokes every
 token of a sign-in when a spent refresh token comes back (``--revoke-reused-refresh-tokens``), as careful ones do.
 
@@ -16,12 +17,19 @@ import secrets
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio
 import httpx2
 
 from harness import McpSession, admin_events, mcp_session, text_of
-from oauth_peer import OAuthServer, browser_sign_in, leaked_secrets, oauth_server  # noqa: F401  (the fixture)
+from oauth_peer import (  # noqa: F401  (oauth_server is a fixture)
+    OAuthServer,
+    browser_sign_in,
+    leaked_secrets,
+    oauth_server,
+    open_in_browser,
+)
 from postgres import PostgresServer, postgres  # noqa: F401  (the fixture)
 from replicas import Replicas, ReplicasFactory, replicas  # noqa: F401  (the fixture)
 
@@ -46,13 +54,14 @@ async def view(http: httpx2.AsyncClient, base: str) -> dict[str, Any]:
     return response.json()
 
 
-async def authorization_url(http: httpx2.AsyncClient, base: str) -> str:
+async def authorization_url(http: httpx2.AsyncClient, base: str, other_than: str | None = None) -> str:
     """The URL the replica waits for the user to open: a lasting state until someone signs in."""
     deadline = time.monotonic() + SIGN_IN_TIMEOUT
     while True:
         auth = (await view(http, base)).get("auth") or {}
-        if auth.get("status") == "waitingForUser" and auth.get("authorizationURL"):
-            return auth["authorizationURL"]
+        url = auth.get("authorizationURL")
+        if auth.get("status") == "waitingForUser" and url and url != other_than:
+            return url
         assert time.monotonic() < deadline, f"{base}: no sign-in waiting for the user; auth={auth}"
         await anyio.sleep(0.1)
 
@@ -161,6 +170,23 @@ async def test_a_sign_in_through_one_replica_serves_all_and_they_refresh_once_be
         for gw in gateways:
             auth = (await view(http, gw.base)).get("auth") or {}
             assert auth.get("status") in {"needsReauth", "waitingForUser", "discovering", "registering"}, auth
+
+        # Signing in again through replica1's URL, the browser's return reaches replica3 instead, as a balancer
+        # in front of them may send it: replica3 finishes the sign-in replica1 started, and all connect.
+        again = await authorization_url(http, first.base, other_than=url)
+        visit = await browser_sign_in(again, follow_to_client=False)
+        assert visit.redirect_url and visit.redirect_url.startswith(f"{first.base}/oauth/callback?"), visit.hops
+        async with admin_events(first) as first_events, admin_events(others[0]) as second_events:
+            page = await open_in_browser(visit.redirect_url.replace(first.base, others[1].base, 1))
+            assert page.status_code == 200, f"replica3's callback page: HTTP {page.status_code}: {page.text[:300]}"
+            for events in (first_events, second_events):
+                await events.reach_state(SERVER, "connected", CONNECT_TIMEOUT)
+        async with mcp_session(first.url, mode="legacy", label="replica1") as one:
+            await one.wait_for_tools({f"{SERVER}__whoami"})
+            started_as = dict(parse_qsl(urlsplit(again).query))["client_id"]
+            assert (await whoami(one))["client_id"] == started_as, "the code was redeemed as replica1's client"
+        stats = peer.stats()
+        assert stats["token_requests"].get("authorization_code") == {"ok": 2}, stats["token_requests"]
 
     for gw in gateways:
         assert leaked_secrets(gw.log_text(), guarded_secrets(peer)) == [], f"{gw.base}: the log holds a secret"

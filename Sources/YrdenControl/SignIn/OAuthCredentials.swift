@@ -49,6 +49,19 @@ package final class OAuthCredentials: UpstreamCredentials {
         self.clock = clock
         self.refreshLock = refreshLock
         self.logger = logger
+        if refreshLock != nil {
+            router.lookElsewhere { [weak self] state in await self?.signInStartedElsewhere(state: state) }
+        }
+    }
+
+    /// The sign-in another replica started under `state`, from the store: the browser's return reached this
+    /// replica instead (a balancer in front sends it to any).
+    private func signInStartedElsewhere(state: String) async -> PendingAuthorization? {
+        let sessions = sessions.withLock { $0.values.map(\.session) }
+        for session in sessions {
+            if let flow = await session.signInStartedElsewhere(state: state) { return flow }
+        }
+        return nil
     }
 
     package func signIn(
