@@ -19,6 +19,9 @@ struct SharedRefreshLock: OAuthRefreshLock {
         let database = database
         let box = box
         let stored = SharedSecretStore.prefix + name
+        // A store that is down fails this read within its short deadline, instead of the lock's wait, which
+        // also has to cover the grant: a call needing a token is told in seconds.
+        _ = try await database.read(stored)
         return try await database.exclusively(lock) {
             let sealed = try await database.read(stored)?.body
             let current = try sealed.map { try box.open($0, context: name, source: "the store's secret \(name)") }
