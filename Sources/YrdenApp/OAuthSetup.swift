@@ -3,6 +3,7 @@ import Logging
 import YrdenConfig
 import YrdenControl
 import YrdenOAuth
+import YrdenSharedState
 import YrdenStorage
 
 /// Where OAuth tokens are kept and where browsers come back to, from the config and the environment.
@@ -24,6 +25,8 @@ struct OAuthSetup {
         let secrets: any SecretStore
         if let shared {
             secrets = shared.secretStore
+            let names = shared.secrets.names(startingWith: SharedSignIns.prefix)
+            SharedSignIns.removeExpired(names, from: secrets, at: OAuthClock.system.now())
         } else if let directory = dataDirectory {
             secrets = try FileSecretStore(directory: directory, key: key)
         } else {

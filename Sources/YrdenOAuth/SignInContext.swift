@@ -1,5 +1,6 @@
 import Crypto
 import YrdenProtocol
+import YrdenStorage
 
 /// What a pending sign-in needs to redeem its code: where, for what, as which client, with which verifier.
 ///
@@ -28,7 +29,7 @@ struct SignInContext: Sendable, Hashable {
     /// the state holds.
     static func sharedName(forState state: String) -> String {
         let digest = SHA256.hash(data: Array(state.utf8))
-        return "oauth-flow."
+        return SharedSignIns.prefix
             + digest.prefix(16).map { byte in
                 let hex = String(byte, radix: 16)
                 return byte < 16 ? "0" + hex : hex
@@ -106,5 +107,26 @@ struct SignInContext: Sendable, Hashable {
         self.verifier = verifier
         self.scopes = scopes
         self.expiresAt = expiresAt
+    }
+}
+
+/// The sign-ins replicas keep in a shared store, as a whole: a replica that stops with one pending leaves it
+/// there (another may still redeem it until it expires), so each replica sweeps the expired ones at start.
+package enum SharedSignIns {
+    /// The names' prefix.
+    package static let prefix = "oauth-flow."
+
+    /// Removes, among `names`, the sign-ins in `secrets` whose time is up at `now` (and any that cannot be
+    /// read); returns how many.
+    @discardableResult
+    package static func removeExpired(_ names: [String], from secrets: any SecretStore, at now: Double) -> Int {
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) {
+            let bytes = (try? secrets.load(name)) ?? nil
+            let context = bytes.flatMap { try? JSONValue.parse($0) }.flatMap(SignInContext.init(document:))
+            if let context, context.expiresAt > now { continue }
+            if (try? secrets.remove(name)) != nil { removed += 1 }
+        }
+        return removed
     }
 }

@@ -44,6 +44,16 @@ package final class MirroredDocuments: Sendable {
         state.withLock { $0.pending[name] ?? $0.documents[name]?.body }
     }
 
+    /// The names under `start` that have a value here (a write queued included, a removal queued not): what
+    /// a sweep of expired documents goes through.
+    package func names(startingWith start: String) -> [String] {
+        state.withLock { state in
+            let held = state.documents.keys.filter { $0.hasPrefix(start) && state.pending[$0] == nil }
+            let queued = state.pending.compactMap { $0.key.hasPrefix(start) && $0.value != nil ? $0.key : nil }
+            return (held + queued).sorted()
+        }
+    }
+
     /// Queues `body` as `name`'s value (`nil`: remove it); false when the queue is full, which only a store
     /// down for a long time under many writes makes happen.
     @discardableResult

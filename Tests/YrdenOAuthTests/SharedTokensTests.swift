@@ -151,6 +151,22 @@ import YrdenStorage
         #expect(names == ["oauth.tasks.client", "oauth.tasks.tokens"])
     }
 
+    @Test func expiredSignInsLeftInTheStoreAreSweptAndLiveOnesKept() async throws {
+        let fixture = Fixture()
+        let lock = InProcessRefreshLock(secrets: fixture.secrets)
+        let secrets = try #require(fixture.secrets as? InMemorySecretStore)
+        _ = try await replica(fixture, port: 8751, refreshLock: lock).beginSignIn()
+        fixture.clock.advance(200)
+        _ = try await replica(fixture, port: 8752, refreshLock: lock).beginSignIn()
+        try secrets.save(SharedSignIns.prefix + "0badc0de", Array("not a sign-in".utf8))
+        let flows = secrets.names.filter { $0.hasPrefix(SharedSignIns.prefix) }
+        #expect(flows.count == 3)
+        // The first is 320 s old, past its 300; the second is 120 s old; the third cannot be read.
+        let now = fixture.clock.oauthClock.now() + 120
+        #expect(SharedSignIns.removeExpired(secrets.names, from: secrets, at: now) == 2)
+        #expect(secrets.names.filter { $0.hasPrefix(SharedSignIns.prefix) }.count == 1)
+    }
+
     @Test func withoutAStoreSharedWithReplicasASignInStaysInTheProcess() async throws {
         let fixture = Fixture()
         _ = try await fixture.session().beginSignIn()
