@@ -40,7 +40,7 @@ struct OAuthSetup {
             secrets: secrets,
             redirectURI: redirectURI,
             http: .live(client: httpClient),
-            refreshLock: shared.map { SharedRefreshLock(database: $0.database, box: $0.box) },
+            replicaStore: shared.map { SharedOAuthStore(database: $0.database, box: $0.box) },
             logger: logger
         )
         shared?.secretChanges.listen { [weak credentials] name in credentials?.secretChanged(name) }

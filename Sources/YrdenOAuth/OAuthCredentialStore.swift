@@ -13,7 +13,7 @@ struct OAuthCredentialStore: Sendable {
 
     var tokensName: String { "oauth.\(serverID).tokens" }
     var clientName: String { "oauth.\(serverID).client" }
-    /// The lock replicas sharing the tokens refresh them under (``OAuthRefreshLock``).
+    /// The lock replicas sharing the tokens refresh them under (``OAuthReplicaStore``).
     var refreshLockName: String { "oauth.\(serverID).refresh" }
 
     func loadTokens() throws(OAuthError) -> OAuthTokens? {

@@ -23,9 +23,9 @@ extension OAuthSession {
         }
     }
 
-    /// One refresh: in this replica's turn when replicas share the tokens (``OAuthRefreshLock``), else at once.
+    /// One refresh: in this replica's turn when replicas share the tokens (``OAuthReplicaStore``), else at once.
     private func performRefresh(_ current: OAuthTokens, generation: Int) async throws(OAuthError) -> OAuthTokens {
-        guard let refreshLock else {
+        guard let replicaStore else {
             let renewed = try await requestRefresh(current, generation: generation)
             adopt(renewed)
             refreshed()
@@ -33,7 +33,7 @@ extension OAuthSession {
         }
         let serverID = serverID
         do {
-            return try await refreshLock.withTurn(credentials.refreshLockName, reading: credentials.tokensName) {
+            return try await replicaStore.withTurn(credentials.refreshLockName, reading: credentials.tokensName) {
                 stored in
                 try await self.takeTurn(current, generation: generation, stored: stored)
             }

@@ -43,10 +43,13 @@ extension OAuthSession {
     /// A sign-in of this server that another replica started, for the browser's return that reached this
     /// one (a balancer sends it to any replica): nil when the store holds none under `state`. Taken out of the
     /// store, so its `state` works once.
-    package func signInStartedElsewhere(state: String) -> PendingAuthorization? {
+    package func signInStartedElsewhere(state: String) async -> PendingAuthorization? {
+        guard let replicaStore else { return nil }
         let name = SignInContext.sharedName(forState: state)
-        guard refreshLock != nil, let bytes = try? credentials.secrets.load(name),
-            let document = try? JSONValue.parse(bytes), var context = SignInContext(document: document),
+        // This replica's copy, else the store itself: a browser can be back before the copy has caught up.
+        var bytes = (try? credentials.secrets.load(name)) ?? nil
+        if bytes == nil { bytes = (try? await replicaStore.read(name)) ?? nil }
+        guard let bytes, let document = try? JSONValue.parse(bytes), var context = SignInContext(document: document),
             context.serverID == serverID, context.state == state
         else { return nil }
         try? credentials.secrets.remove(name)
@@ -75,16 +78,17 @@ extension OAuthSession {
         return await redeem(code, context, generation: signInGeneration)
     }
 
-    /// Keeps the context of this replica's pending sign-in in the store, for a browser's return that reaches
-    /// another replica; only when replicas share the store.
-    private func shareSignIn(_ context: SignInContext) {
-        guard refreshLock != nil else { return }
+    /// Writes the context of this replica's pending sign-in to the store, before its URL is shown, for a
+    /// browser's return that reaches another replica; only when replicas share the store. Returns its name.
+    private func shareSignIn(_ context: SignInContext) async -> String? {
+        guard let replicaStore else { return nil }
         let name = SignInContext.sharedName(forState: context.state)
         do {
-            try credentials.secrets.save(name, context.document.serialized())
-            sharedSignIn = name
+            try await replicaStore.write(name, context.document.serialized())
+            return name
         } catch {
             logger.warning("cannot share the sign-in with the other replicas: \(error)")
+            return nil
         }
     }
 
@@ -148,10 +152,16 @@ extension OAuthSession {
             },
             abandon: { [weak self] reason in await self?.abandon(reason, generation: generation) }
         )
+        let shared = await shareSignIn(context)
         // No suspension between this check and the registration: a newer sign-in cannot slip in between.
-        try ensureCurrent(generation)
+        do {
+            try ensureCurrent(generation)
+        } catch {
+            if let shared { try? credentials.secrets.remove(shared) }
+            throw error
+        }
         _ = router.register(flow)
-        shareSignIn(context)
+        sharedSignIn = shared
         setProgress(.waitingForUser(authorizationURL: request.url, expiresAt: expiresAt))
         scheduleExpiry()
         return request.url

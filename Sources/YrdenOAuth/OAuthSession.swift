@@ -21,7 +21,7 @@ package actor OAuthSession {
     let router: OAuthCallbackRouter
     let clock: OAuthClock
     /// Where refreshes take turns with other replicas sharing the tokens; nil without a shared store.
-    let refreshLock: (any OAuthRefreshLock)?
+    let replicaStore: (any OAuthReplicaStore)?
     let logger: Logger
     private let onProgress: @Sendable (OAuthProgress) -> Void
 
@@ -51,7 +51,7 @@ package actor OAuthSession {
     /// - Parameters:
     ///   - secrets: where tokens and registrations are kept (the data directory's secret store).
     ///   - router: the gateway's one callback router.
-    ///   - refreshLock: the turns refreshes take with other replicas sharing `secrets`; nil when none do.
+    ///   - replicaStore: the turns refreshes take with other replicas sharing `secrets`; nil when none do.
     ///   - onProgress: called on every change of ``progress``, on the session's executor; keep it quick.
     package init(
         configuration: OAuthSessionConfiguration,
@@ -59,7 +59,7 @@ package actor OAuthSession {
         secrets: any SecretStore,
         router: OAuthCallbackRouter,
         clock: OAuthClock = .system,
-        refreshLock: (any OAuthRefreshLock)? = nil,
+        replicaStore: (any OAuthReplicaStore)? = nil,
         logger: Logger,
         onProgress: @escaping @Sendable (OAuthProgress) -> Void = { _ in }
     ) throws(OAuthError) {
@@ -77,7 +77,7 @@ package actor OAuthSession {
         credentials = OAuthCredentialStore(secrets: secrets, serverID: configuration.serverID)
         self.router = router
         self.clock = clock
-        self.refreshLock = refreshLock
+        self.replicaStore = replicaStore
         var logger = logger
         logger[metadataKey: "yrden.upstream"] = .string(configuration.serverID)
         self.logger = logger

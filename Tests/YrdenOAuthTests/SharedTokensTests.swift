@@ -16,7 +16,7 @@ import YrdenStorage
         _ fixture: Fixture,
         port: Int = 8751,
         router: OAuthCallbackRouter = OAuthCallbackRouter(),
-        refreshLock: (any OAuthRefreshLock)? = nil
+        replicaStore: (any OAuthReplicaStore)? = nil
     ) throws -> OAuthSession {
         try OAuthSession(
             configuration: fixture.configuration(redirectURI: "http://127.0.0.1:\(port)/oauth/callback"),
@@ -24,7 +24,7 @@ import YrdenStorage
             secrets: fixture.secrets,
             router: router,
             clock: fixture.clock.oauthClock,
-            refreshLock: refreshLock,
+            replicaStore: replicaStore,
             logger: quietLogger
         )
     }
@@ -103,10 +103,10 @@ import YrdenStorage
 
     @Test func replicasDueAtOnceMakeOneRefreshBetweenThem() async throws {
         let fixture = Fixture()
-        let lock = InProcessRefreshLock(secrets: fixture.secrets)
-        let first = try replica(fixture, port: 8750, router: fixture.router, refreshLock: lock)
+        let lock = InProcessReplicaStore(secrets: fixture.secrets)
+        let first = try replica(fixture, port: 8750, router: fixture.router, replicaStore: lock)
         try await fixture.signIn(first)
-        let others = [try replica(fixture, refreshLock: lock), try replica(fixture, port: 8752, refreshLock: lock)]
+        let others = [try replica(fixture, replicaStore: lock), try replica(fixture, port: 8752, replicaStore: lock)]
         for other in others { #expect(await other.prepare() == .complete) }
         // The server takes a while to answer, so every replica asks for its turn while the first one is in it;
         // it refuses a spent refresh token, as a rotating server does.
@@ -125,10 +125,10 @@ import YrdenStorage
 
     @Test func theBrowsersReturnToAnotherReplicaFinishesTheSignIn() async throws {
         let fixture = Fixture()
-        let lock = InProcessRefreshLock(secrets: fixture.secrets)
+        let lock = InProcessReplicaStore(secrets: fixture.secrets)
         let (routerA, routerB) = (OAuthCallbackRouter(), OAuthCallbackRouter())
-        let started = try replica(fixture, port: 8751, router: routerA, refreshLock: lock)
-        let reached = try replica(fixture, port: 8752, router: routerB, refreshLock: lock)
+        let started = try replica(fixture, port: 8751, router: routerA, replicaStore: lock)
+        let reached = try replica(fixture, port: 8752, router: routerB, replicaStore: lock)
         routerB.lookElsewhere { state in await reached.signInStartedElsewhere(state: state) }
         #expect(await reached.prepare() == .needsReauth(reason: "not signed in yet"))
         let state = try #require(queryParameters(try await started.beginSignIn())["state"])
@@ -151,13 +151,30 @@ import YrdenStorage
         #expect(names == ["oauth.tasks.client", "oauth.tasks.tokens"])
     }
 
+    @Test func aReturnBeforeThisReplicasCopyCaughtUpIsFoundInTheStoreItself() async throws {
+        let fixture = Fixture()
+        // The store itself, apart from the replicas' copies (the fixture's secrets), which it has not reached.
+        let database = InProcessReplicaStore(secrets: InMemorySecretStore())
+        let routerB = OAuthCallbackRouter()
+        let started = try replica(fixture, port: 8751, replicaStore: database)
+        let reached = try replica(fixture, port: 8752, router: routerB, replicaStore: database)
+        routerB.lookElsewhere { state in await reached.signInStartedElsewhere(state: state) }
+        let state = try #require(queryParameters(try await started.beginSignIn())["state"])
+        let flows = try #require(fixture.secrets as? InMemorySecretStore).names.filter {
+            $0.hasPrefix(SharedSignIns.prefix)
+        }
+        #expect(flows.isEmpty, "written to the store itself before the URL was shown, not queued in a copy")
+        let callback = "https://gateway.example.com/oauth/callback?code=good-code&state=\(state)"
+        #expect(await routerB.handleCallback(url: callback) == .signedIn(serverID: "tasks"))
+    }
+
     @Test func expiredSignInsLeftInTheStoreAreSweptAndLiveOnesKept() async throws {
         let fixture = Fixture()
-        let lock = InProcessRefreshLock(secrets: fixture.secrets)
+        let lock = InProcessReplicaStore(secrets: fixture.secrets)
         let secrets = try #require(fixture.secrets as? InMemorySecretStore)
-        _ = try await replica(fixture, port: 8751, refreshLock: lock).beginSignIn()
+        _ = try await replica(fixture, port: 8751, replicaStore: lock).beginSignIn()
         fixture.clock.advance(200)
-        _ = try await replica(fixture, port: 8752, refreshLock: lock).beginSignIn()
+        _ = try await replica(fixture, port: 8752, replicaStore: lock).beginSignIn()
         try secrets.save(SharedSignIns.prefix + "0badc0de", Array("not a sign-in".utf8))
         let flows = secrets.names.filter { $0.hasPrefix(SharedSignIns.prefix) }
         #expect(flows.count == 3)
@@ -208,7 +225,7 @@ import YrdenStorage
 
 /// The store's refresh lock for sessions in one process: one turn at a time, first come first served,
 /// reading and writing the secret store they share.
-final class InProcessRefreshLock: OAuthRefreshLock {
+final class InProcessReplicaStore: OAuthReplicaStore {
     let secrets: any SecretStore
     let queue = TurnQueue()
     /// How many turns were taken.
@@ -234,6 +251,14 @@ final class InProcessRefreshLock: OAuthRefreshLock {
             await queue.leave()
             throw error
         }
+    }
+
+    func read(_ name: String) async throws -> [UInt8]? {
+        try secrets.load(name)
+    }
+
+    func write(_ name: String, _ bytes: [UInt8]) async throws {
+        try secrets.save(name, bytes)
     }
 }
 

@@ -20,7 +20,7 @@ package final class OAuthCredentials: UpstreamCredentials {
     let http: OAuthHTTP
     let clock: OAuthClock
     /// Where refreshes take turns with the other replicas sharing `secrets`; nil when none do.
-    let refreshLock: (any OAuthRefreshLock)?
+    let replicaStore: (any OAuthReplicaStore)?
     let logger: Logger
 
     private struct Entry {
@@ -39,7 +39,7 @@ package final class OAuthCredentials: UpstreamCredentials {
         redirectURI: String,
         http: OAuthHTTP,
         clock: OAuthClock = .system,
-        refreshLock: (any OAuthRefreshLock)? = nil,
+        replicaStore: (any OAuthReplicaStore)? = nil,
         logger: Logger
     ) {
         self.router = router
@@ -47,9 +47,9 @@ package final class OAuthCredentials: UpstreamCredentials {
         self.redirectURI = redirectURI
         self.http = http
         self.clock = clock
-        self.refreshLock = refreshLock
+        self.replicaStore = replicaStore
         self.logger = logger
-        if refreshLock != nil {
+        if replicaStore != nil {
             router.lookElsewhere { [weak self] state in await self?.signInStartedElsewhere(state: state) }
         }
     }
@@ -142,7 +142,7 @@ package final class OAuthCredentials: UpstreamCredentials {
                     secrets: secrets,
                     router: router,
                     clock: clock,
-                    refreshLock: refreshLock,
+                    replicaStore: replicaStore,
                     logger: logger,
                     onProgress: { feed.publish($0) }
                 )

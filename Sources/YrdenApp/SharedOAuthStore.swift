@@ -2,11 +2,11 @@ import YrdenOAuth
 import YrdenSharedState
 import YrdenStorage
 
-/// Refreshes of shared OAuth tokens taking turns across replicas: a turn is a transaction holding the advisory
-/// lock of its name in the store, the tokens are read from the database inside it (not from this replica's
-/// mirror, which may lag another replica's write), and new tokens are written, and announced, before the
-/// lock is released.
-struct SharedRefreshLock: OAuthRefreshLock {
+/// The store as OAuth sessions of replicas need it besides the mirror. Refreshes take turns: a turn is a
+/// transaction holding the advisory lock of its name, the tokens are read from the database inside it (not
+/// from this replica's mirror, which may lag another replica's write), and new tokens are written, and
+/// announced, before the lock is released. Reads and writes go to the database, sealed as the mirror's are.
+struct SharedOAuthStore: OAuthReplicaStore {
     let database: SharedStateDatabase
     /// Seals the secrets as ``SharedSecretStore`` does, bound to their names.
     let box: SecretBox
@@ -32,5 +32,14 @@ struct SharedRefreshLock: OAuthRefreshLock {
             }
             return result
         }
+    }
+
+    func read(_ name: String) async throws -> [UInt8]? {
+        guard let sealed = try await database.read(SharedSecretStore.prefix + name)?.body else { return nil }
+        return try box.open(sealed, context: name, source: "the store's secret \(name)")
+    }
+
+    func write(_ name: String, _ bytes: [UInt8]) async throws {
+        try await database.overwrite(SharedSecretStore.prefix + name, try box.seal(bytes, context: name))
     }
 }
