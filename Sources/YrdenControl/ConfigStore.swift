@@ -29,7 +29,7 @@ package actor ConfigStore {
     private(set) var versions: ConfigVersions
     /// The file's bytes as this store last wrote or read them: a file that differs was edited by someone else
     /// and is applied before the next change, so an API write never overwrites an edit not yet reloaded.
-    private var fileBytes: [UInt8]?
+    var fileBytes: [UInt8]?
     /// The store replicas share the config through, instead of a file; `nil` for a gateway of its own.
     let shared: SharedConfig?
     /// The store version this replica runs (``ConfigVersions/revision`` as the store numbers it).
@@ -55,6 +55,27 @@ package actor ConfigStore {
             Self.removeLeftovers(of: path, logger: logger)
             fileBytes = try? AtomicFile.read(path)
         }
+    }
+
+    /// A store whose config is shared with other replicas through `shared`, starting at `snapshot` (what
+    /// ``SharedConfig/loadOrSeed()`` returned); there is no file to write.
+    package init(
+        shared: SharedConfig,
+        snapshot: SharedConfig.Snapshot,
+        environment: [String: String],
+        gateway: Gateway,
+        logger: Logger,
+        stopLimit: Duration = ServerLifecycle.stopLimit
+    ) {
+        self.document = snapshot.document
+        self.path = nil
+        self.environment = environment
+        self.gateway = gateway
+        self.logger = logger
+        self.stopLimit = stopLimit
+        self.versions = snapshot.versions
+        self.shared = shared
+        self.sharedVersion = snapshot.version
     }
 
     /// The whole document with secrets redacted, and its ETag.
@@ -225,39 +246,6 @@ package actor ConfigStore {
         return try await reconcile(to: config.servers)
     }
 
-    /// Re-reads the file (SIGHUP, or the file changed on disk) and reconciles like ``replaceDocument(_:)``;
-    /// `nil` when there is no file or it is as this store last wrote or read it, so nothing was applied.
-    package func reload() async throws(ConfigStoreError) -> ReconcileChanges? {
-        guard let path else { return nil }
-        try await enter()
-        defer { gate.leave() }
-        guard let bytes = try readFile(path) else { throw .invalid(Self.missingFile(path)) }
-        // The file as this store wrote it (its own write is what the watcher saw): nothing to apply.
-        guard bytes != fileBytes else { return nil }
-        return try await apply(bytes, from: path)
-    }
-
-    /// A store whose config is shared with other replicas through `shared`, starting at `snapshot` (what
-    /// ``SharedConfig/loadOrSeed()`` returned); there is no file to write.
-    package init(
-        shared: SharedConfig,
-        snapshot: SharedConfig.Snapshot,
-        environment: [String: String],
-        gateway: Gateway,
-        logger: Logger,
-        stopLimit: Duration = ServerLifecycle.stopLimit
-    ) {
-        self.document = snapshot.document
-        self.path = nil
-        self.environment = environment
-        self.gateway = gateway
-        self.logger = logger
-        self.stopLimit = stopLimit
-        self.versions = snapshot.versions
-        self.shared = shared
-        self.sharedVersion = snapshot.version
-    }
-
     /// Applies what changed elsewhere before a change: another replica's write (with a store), or an edit of
     /// the file this store did not make.
     func catchUp() async throws(ConfigStoreError) {
@@ -271,34 +259,6 @@ package actor ConfigStore {
         do { try await catchUp() } catch .storeUnavailable(let reason) {
             logger.warning("acting on the config this replica holds", metadata: ["store": "\(reason)"])
         }
-    }
-
-    /// Applies the file first when someone else edited it since this store last wrote or read it; a file that
-    /// does not validate then refuses the change, which would otherwise overwrite the edit.
-    private func catchUpWithFile() async throws(ConfigStoreError) {
-        guard let path, let bytes = try readFile(path), bytes != fileBytes else { return }
-        do {
-            let changes = try await apply(bytes, from: path)
-            logger.notice(
-                "config file edited on disk; applied before the admin change",
-                metadata: ["added": "\(changes.added)", "removed": "\(changes.removed)"]
-            )
-        } catch .stillStopping(let late) {
-            logger.warning("config file edited on disk; applied", metadata: ["stopping": "\(late)"])
-        } catch .invalid(let error) {
-            throw .conflict(
-                "\(path) was edited and does not validate, so it was not overwritten: \(error); "
-                    + "fix the file (yrden check-config \(path)) and retry"
-            )
-        }
-    }
-
-    /// Validates and adopts the file's `bytes`, and reconciles the running servers with it.
-    private func apply(_ bytes: [UInt8], from path: String) async throws(ConfigStoreError) -> ReconcileChanges {
-        let next: ConfigDocument
-        do { next = try ConfigDocument(parsing: bytes, source: path) } catch { throw .invalid(error) }
-        fileBytes = bytes
-        return try await apply(next, source: path, versions: nil)
     }
 
     /// Validates `next`, adopts it (at `versions`, or with new versions for what differs), and reconciles the
@@ -317,18 +277,6 @@ package actor ConfigStore {
         await gateway.registry.setProfiles(config.profiles)
         await gateway.pinning.setMode(config.security.toolPinning)
         return try await reconcile(to: config.servers)
-    }
-
-    /// The file's bytes, `nil` when there is none (yet: the embedded default writes it on the first change).
-    private func readFile(_ path: String) throws(ConfigStoreError) -> [UInt8]? {
-        do { return try AtomicFile.read(path) } catch { throw .storage("could not read \(path): \(error)") }
-    }
-
-    private static func missingFile(_ path: String) -> ConfigError {
-        ConfigError(
-            source: path,
-            problems: [ConfigProblem(path: "", message: "the file is gone", fix: "put the config file back")]
-        )
     }
 
     /// Makes the running servers match `servers`; servers that outlast the stop limit are reported after the
@@ -378,20 +326,15 @@ package actor ConfigStore {
     /// compare-and-set against the version this replica runs) and adopts it.
     func commit(_ next: ConfigDocument) async throws(ConfigStoreError) {
         if shared != nil { return try await commitToStore(next) }
-        if let path {
-            let bytes = next.serialized()
-            do { try AtomicFile.write(bytes, to: path, mode: 0o600) } catch {
-                throw .storage("could not save the config to \(path): \(error)")
-            }
-            fileBytes = bytes
-        }
+        try writeFile(next)
         adopt(next)
     }
 
     /// Makes `next` the current document, with new versions for what differs.
     func adopt(_ next: ConfigDocument) {
-        versions.advance(from: document, to: next)
-        adopt(next, versions: versions)
+        var advanced = versions
+        advanced.advance(from: document, to: next)
+        adopt(next, versions: advanced)
     }
 
     /// Makes `next` the current document, at `versions`.
@@ -399,16 +342,5 @@ package actor ConfigStore {
         self.versions = versions
         document = next
         gateway.connector.withheldEnvironment.adopt(next)
-    }
-
-    /// Removes what writers that crashed mid-write left beside the config file (`.yrden.json.tmp-*`).
-    private static func removeLeftovers(of path: String, logger: Logger) {
-        do {
-            for removed in try AtomicFile.removeLeftoverTemporaries(of: path) {
-                logger.notice("removed a temporary file a crashed writer left", metadata: ["file": "\(removed)"])
-            }
-        } catch {
-            logger.warning("could not look for leftover temporary files", metadata: ["reason": "\(error)"])
-        }
     }
 }
