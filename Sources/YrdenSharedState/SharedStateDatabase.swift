@@ -50,7 +50,7 @@ package final class SharedStateDatabase: Sendable {
     }
 
     /// Writes `body` as `name` if its stored version is still `expected` (0: if there is none yet), and tells
-    /// every replica; returns the new version. Throws ``SharedStateError/versionChanged(current:)`` when another
+    /// every replica; returns the new version. Throws ``SharedStateError/versionChanged`` when another
     /// write came first, so the caller reads again and decides.
     package func write(
         _ name: String,
@@ -90,7 +90,7 @@ package final class SharedStateDatabase: Sendable {
             }
         }
         guard let written else {
-            throw .versionChanged(current: try await read(name)?.version ?? 0)
+            throw .versionChanged
         }
         return written
     }

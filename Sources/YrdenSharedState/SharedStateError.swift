@@ -4,8 +4,8 @@ package enum SharedStateError: Error, Sendable, Equatable, CustomStringConvertib
     case badLocation(String)
     /// The database cannot be reached or refused the credentials (at start: exit 2; later: 503).
     case unavailable(String)
-    /// A compare-and-set lost: another replica wrote first. Holds the version now stored.
-    case versionChanged(current: Int64)
+    /// A compare-and-set lost: another replica wrote first; the caller reads again and decides.
+    case versionChanged
     /// What is stored cannot be read by this build.
     case unreadable(String)
 
@@ -13,7 +13,7 @@ package enum SharedStateError: Error, Sendable, Equatable, CustomStringConvertib
         switch self {
         case .badLocation(let message): message
         case .unavailable(let message): message
-        case .versionChanged(let current): "another replica changed it first (now at version \(current))"
+        case .versionChanged: "another replica changed it first"
         case .unreadable(let message): message
         }
     }
