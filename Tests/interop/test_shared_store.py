@@ -26,6 +26,7 @@ from harness import (
     mcp_session,
     start_gateway,
     text_of,
+    wait_for_server_state,
     write_config,
 )
 from postgres import PostgresServer, postgres  # noqa: F401  (the fixture)
@@ -76,7 +77,10 @@ async def test_a_server_added_on_one_replica_is_served_by_every_other_within_a_s
         await events.reach_state("second", "connected", 30)
         listed = (await http.get(f"{third.base}/api/v1/servers")).json()
         assert sorted(s["id"] for s in listed["servers"]) == ["demo", "second"]
-    # Its tools are served through the balancer, on whichever replica answers.
+    # Its tools are served through the balancer, on whichever replica answers, once each replica's own child
+    # of it is connected (each replica runs its own).
+    for name in group.names:
+        await wait_for_server_state(group.replica(name), "second", "connected", 30)
     async with httpx2.AsyncClient(timeout=10) as http:
         for i in range(6):
             outcome = await stateless_call(
