@@ -189,7 +189,7 @@ stage_context() {
     [ -x "$binary" ] || die "no binary at $binary (make dist builds dist/yrden)"
     mkdir -p "$context/deploy" "$context/image-root/usr/local/bin"
     cp "$dockerfile" "$context/Dockerfile"
-    cp "$repo/deploy/yrden.json" "$repo/deploy/seed-config.sh" "$context/deploy/"
+    cp "$repo/deploy/yrden.json" "$repo/deploy/seed-config.sh" "$repo/deploy/slim-root.sh" "$context/deploy/"
     strip -o "$context/image-root/usr/local/bin/yrden" "$binary" 2>/dev/null || cp "$binary" "$context/image-root/usr/local/bin/yrden"
     chmod 0755 "$context/image-root/usr/local/bin/yrden"
     local line path
