@@ -5,7 +5,7 @@ import YrdenTransport
 extension Gateway {
     /// Answers `initialize`: a new session at the negotiated revision, with capabilities and instructions
     /// merged from the upstreams. Refused past `gateway.maxSessions`, or past `gateway.maxSessionsPerClient`
-    /// for `client`.
+    /// for `client`. The session belongs to `caller`.
     ///
     /// While the gateway is starting, the answer waits (at most `gateway.startupWait`) for every enabled
     /// server's first connection attempt: a client reads capabilities and instructions only here, once, so
@@ -13,7 +13,8 @@ extension Gateway {
     package func initialize(
         _ request: JSONRPCRequest,
         scope: CatalogScope = .gateway,
-        client: ClientKey? = nil
+        client: ClientKey? = nil,
+        caller: Caller = .anonymous
     ) async throws(SessionLimitReached) -> (DownstreamSession, JSONRPCResponse) {
         await registry.awaitStartup()
         let requested = request.params?["protocolVersion"]?.stringValue
@@ -23,7 +24,8 @@ extension Gateway {
             clientInfo: request.params?["clientInfo"],
             capabilities: request.params?["capabilities"]?.objectValue ?? [:],
             scope: scope,
-            client: client
+            client: client,
+            caller: caller
         )
         let snapshot = self.snapshot
         let result: JSONValue = [

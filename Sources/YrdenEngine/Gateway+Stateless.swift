@@ -12,10 +12,18 @@ extension Gateway {
         to request: JSONRPCRequest,
         principal: String? = nil,
         client: ClientKey? = nil,
+        caller: Caller = .anonymous,
         scope: CatalogScope = .gateway,
         related: RelatedMessageSink?
     ) async -> JSONRPCResponse {
-        let admission = admitStateless(request, in: nil, principal: principal, client: client, scope: scope)
+        let admission = admitStateless(
+            request,
+            in: nil,
+            principal: principal,
+            client: client,
+            caller: caller,
+            scope: scope
+        )
         return await respondStateless(to: admission, related: related)
             ?? JSONRPCResponse(id: request.id, error: Self.requestCancelled)
     }
@@ -24,15 +32,16 @@ extension Gateway {
     /// ``statelessConnection()``; `nil`: one of its own), before it is answered, so that a
     /// `notifications/cancelled` read right after it finds it (see ``AdmittedRequest``).
     /// `principal` is the credential the request came with, which a `requestState` minted for it is bound to;
-    /// `client` who sent it, for the per-client bound on parked calls.
+    /// `client` who sent it, for the per-client bound on parked calls; `caller` whom it acts for.
     package func admitStateless(
         _ request: JSONRPCRequest,
         in connection: DownstreamSession?,
         principal: String? = nil,
         client: ClientKey? = nil,
+        caller: Caller = .anonymous,
         scope: CatalogScope = .gateway
     ) -> StatelessAdmission {
-        EraBridge.admit(request, in: connection, principal: principal, client: client, scope: scope)
+        EraBridge.admit(request, in: connection, principal: principal, client: client, caller: caller, scope: scope)
     }
 
     /// Answers an admitted stateless request; `nil` when the client cancelled it.
@@ -89,7 +98,8 @@ extension Gateway {
     package func openSubscription(
         _ request: JSONRPCRequest,
         scope: CatalogScope = .gateway,
-        client: ClientKey? = nil
+        client: ClientKey? = nil,
+        caller: Caller = .anonymous
     ) throws(JSONRPCError) -> DownstreamSession {
         let envelope = try ModernEnvelope(request, served: ProtocolVersion.served)
         do {
@@ -97,7 +107,8 @@ extension Gateway {
                 protocolVersion: envelope.protocolVersion,
                 clientInfo: envelope.clientInfo,
                 scope: scope,
-                client: client
+                client: client,
+                caller: caller
             )
         } catch {
             throw error.rpcError

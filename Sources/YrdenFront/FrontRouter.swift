@@ -82,7 +82,7 @@ package struct FrontRouter: Sendable {
         case "/mcp", "/mcp/":
             return await mcp.handle(request)
         case "/sse", "/messages":
-            return legacy(request, base: "", scope: .gateway)
+            return await legacy(request, base: "", scope: .gateway)
         case "/healthz":
             return request.method == "GET" ? health.liveness() : FrontResponses.methodNotAllowed("GET")
         case "/readyz":
@@ -133,7 +133,7 @@ package struct FrontRouter: Sendable {
             return FrontResponses.rpcError(404, .invalidRequest("There is no MCP server \(id) on this gateway"))
         }
         if endpoint == "/sse" || endpoint == "/messages" {
-            return legacy(request, base: Self.serverEndpointPrefix + id, scope: .server(id))
+            return await legacy(request, base: Self.serverEndpointPrefix + id, scope: .server(id))
         }
         return await mcp.scoped(to: .server(id)).handle(request)
     }
@@ -155,7 +155,12 @@ package struct FrontRouter: Sendable {
             scoped = scoped.accepting(ClientTokenPolicy(clientTokens: spec.clientTokens, adminToken: adminToken))
         }
         if endpoint == "/sse" || endpoint == "/messages" {
-            return legacy(request, base: Self.profileEndpointPrefix + name, scope: .profile(name), endpoint: scoped)
+            return await legacy(
+                request,
+                base: Self.profileEndpointPrefix + name,
+                scope: .profile(name),
+                endpoint: scoped
+            )
         }
         return await scoped.handle(request)
     }
@@ -166,10 +171,15 @@ package struct FrontRouter: Sendable {
         base: String,
         scope: CatalogScope,
         endpoint: MCPEndpoint? = nil
-    ) -> HTTPResponse {
-        if let refusal = (endpoint ?? mcp).accessRefusal(request) { return refusal }
+    ) async -> HTTPResponse {
+        let caller: Caller
+        switch await (endpoint ?? mcp).admission(request) {
+        case .refused(let response): return response
+        case .admitted(let admitted): caller = admitted
+        }
         return request.path.hasSuffix("/sse")
-            ? legacySSE.openStream(request, base: base, scope: scope) : legacySSE.post(request, base: base)
+            ? legacySSE.openStream(request, base: base, scope: scope, caller: caller)
+            : legacySSE.post(request, base: base, caller: caller)
     }
 
     /// The answer to a request that breaks a rule shared by every path, in the format of the path's endpoint.

@@ -11,17 +11,21 @@ struct MessageConnection: Sendable {
     /// Who the client is, for the per-client session bound: the legacy stream's requester; `nil` over stdio,
     /// whose pipe has one client.
     let client: ClientKey?
+    /// Whom its requests act for: the legacy stream's opener; ``Caller/local`` over stdio.
+    let caller: Caller
     let output: @Sendable (JSONRPCMessage) -> Void
 
     init(
         gateway: Gateway,
         scope: CatalogScope = .gateway,
         client: ClientKey? = nil,
+        caller: Caller = .local,
         output: @escaping @Sendable (JSONRPCMessage) -> Void
     ) {
         self.gateway = gateway
         self.scope = scope
         self.client = client
+        self.caller = caller
         self.output = output
     }
 
@@ -63,7 +67,12 @@ struct MessageConnection: Sendable {
                     let response: JSONRPCResponse
                     do throws(SessionLimitReached) {
                         // Awaited here, not in a task: the client sends nothing else before the answer.
-                        (opened, response) = try await gateway.initialize(request, scope: scope, client: client)
+                        (opened, response) = try await gateway.initialize(
+                            request,
+                            scope: scope,
+                            client: client,
+                            caller: caller
+                        )
                     } catch {
                         output(.response(JSONRPCResponse(id: request.id, error: error.rpcError)))
                         continue
@@ -84,8 +93,9 @@ struct MessageConnection: Sendable {
                 case .stateless(let request):
                     // 2026-07-28 on stdio: each request stands alone, registered in the connection's own session.
                     let gateway = self.gateway
+                    let caller = self.caller
                     run(request.id, slots: slots, in: &group) {
-                        gateway.admitStateless(request, in: stateless)
+                        gateway.admitStateless(request, in: stateless, caller: caller)
                     } answer: {
                         await gateway.respondStateless(to: $0, related: output)
                     }
@@ -135,7 +145,7 @@ struct MessageConnection: Sendable {
     ) {
         let opened: DownstreamSession
         do {
-            opened = try gateway.openSubscription(request, scope: scope, client: client)
+            opened = try gateway.openSubscription(request, scope: scope, client: client, caller: caller)
         } catch {
             return output(.response(JSONRPCResponse(id: request.id, error: error)))
         }

@@ -219,12 +219,13 @@ final class EraBridge: Sendable {
 
     /// Reads a stateless request's envelope (-32602, -32022, -32601 refused at once) and admits the request in
     /// `connection`, or in a session that lives as long as the request when `nil`; see
-    /// ``Gateway/admitStateless(_:in:principal:client:scope:)``.
+    /// ``Gateway/admitStateless(_:in:principal:client:caller:scope:)``.
     static func admit(
         _ request: JSONRPCRequest,
         in connection: DownstreamSession?,
         principal: String?,
         client: ClientKey?,
+        caller: Caller,
         scope: CatalogScope
     ) -> StatelessAdmission {
         let envelope: ModernEnvelope
@@ -246,7 +247,8 @@ final class EraBridge: Sendable {
                 protocolVersion: envelope.protocolVersion,
                 clientInfo: envelope.clientInfo ?? .null,
                 scope: scope,
-                client: client
+                client: client,
+                caller: caller
             )
         // The envelope belongs to this hop; handshake-era upstreams refuse a request that carries it.
         let upstreamRequest = JSONRPCRequest(
@@ -261,6 +263,7 @@ final class EraBridge: Sendable {
                 in: session,
                 clientCapabilities: envelope.clientCapabilities,
                 principal: principal,
+                caller: caller,
                 logLevel: envelope.logLevel
             )
         )

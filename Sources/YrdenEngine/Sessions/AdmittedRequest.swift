@@ -16,6 +16,8 @@ package struct AdmittedRequest: Sendable {
     /// The credential the request came with (its `Authorization`), which a `requestState` minted for it is
     /// bound to; `nil` without one.
     let principal: String?
+    /// Whom the request acts for: its session's owner, or (2026-07-28) the request's own caller.
+    let caller: Caller
     /// A 2026-07-28 request's own log opt-in; a session's request follows its session's level instead.
     let logLevel: LoggingLevel?
 
@@ -25,12 +27,14 @@ package struct AdmittedRequest: Sendable {
         in session: DownstreamSession,
         clientCapabilities: JSONObject? = nil,
         principal: String? = nil,
+        caller: Caller? = nil,
         logLevel: LoggingLevel? = nil
     ) {
         self.request = request
         self.session = session
         self.clientCapabilities = clientCapabilities ?? session.capabilities
         self.principal = principal
+        self.caller = caller ?? session.caller
         self.logLevel = logLevel
         let call = CallHandle()
         self.call = session.begin(request.id, handle: call) ? call : nil

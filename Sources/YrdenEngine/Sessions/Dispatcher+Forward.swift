@@ -11,6 +11,8 @@ struct ForwardContext: Sendable {
     let clientCapabilities: JSONObject
     /// The caller's credential, for binding what it is given to it (see ``AdmittedRequest/principal``).
     let principal: String?
+    /// Whom the call acts for (see ``AdmittedRequest/caller``).
+    let caller: Caller
     /// The least severe log message the client wants from this request; `nil`: none.
     let logLevel: LoggingLevel?
     let call: CallHandle
@@ -23,6 +25,7 @@ struct ForwardContext: Sendable {
             session: session,
             clientCapabilities: clientCapabilities,
             principal: principal,
+            caller: caller,
             logLevel: logLevel,
             call: call,
             related: nil

@@ -54,6 +54,7 @@ final class Dispatcher: Sendable {
             session: admitted.session,
             clientCapabilities: admitted.clientCapabilities,
             principal: admitted.principal,
+            caller: admitted.caller,
             logLevel: admitted.logLevel ?? admitted.session.logLevel,
             call: call,
             related: related

@@ -16,6 +16,8 @@ package final class DownstreamSession: Sendable {
     package let scope: CatalogScope
     /// Who opened it, for the per-client bound; `nil` for a client that bound does not apply to (stdio).
     let client: ClientKey?
+    /// Who opened it: every later request on it must come from the same principal, and its calls act for it.
+    package let caller: Caller
     /// The gateway's requests to this client (relayed from upstreams) that wait for its answer.
     let asks: ClientAsks
 
@@ -43,6 +45,7 @@ package final class DownstreamSession: Sendable {
         capabilities: JSONObject = [:],
         scope: CatalogScope = .gateway,
         client: ClientKey? = nil,
+        caller: Caller = .anonymous,
         time: any TimeSource = SystemTime()
     ) {
         self.time = time
@@ -54,6 +57,7 @@ package final class DownstreamSession: Sendable {
         self.capabilities = capabilities
         self.scope = scope
         self.client = client
+        self.caller = caller
     }
 
     package var lastSeen: ContinuousClock.Instant { state.withLock { $0.lastSeen } }

@@ -57,7 +57,8 @@ package final class SessionStore: Sendable {
         clientInfo: JSONValue?,
         capabilities: JSONObject = [:],
         scope: CatalogScope = .gateway,
-        client: ClientKey? = nil
+        client: ClientKey? = nil,
+        caller: Caller = .anonymous
     ) throws(SessionLimitReached) -> DownstreamSession {
         var generator = SystemRandomNumberGenerator()
         let id = (0..<4).map { _ in
@@ -71,6 +72,7 @@ package final class SessionStore: Sendable {
             capabilities: ClientCapabilities.kept(from: capabilities),
             scope: scope,
             client: client,
+            caller: caller,
             time: time
         )
         let refusal = table.withLock { table -> SessionLimitReached? in

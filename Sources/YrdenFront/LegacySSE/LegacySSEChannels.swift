@@ -24,7 +24,9 @@ final class LegacySSEChannels: Sendable {
     }
 
     private struct Table {
-        var streams: [String: (base: String, feed: AsyncStream<LineInput>.Continuation, client: ClientKey?)] = [:]
+        var streams:
+            [String: (base: String, feed: AsyncStream<LineInput>.Continuation, client: ClientKey?, caller: Caller)] =
+                [:]
         var perClient: [ClientKey: Int] = [:]
     }
 
@@ -47,7 +49,11 @@ final class LegacySSEChannels: Sendable {
 
     /// A new stream's id and the messages POSTed to it through `base`'s messages path; `nil` when `limit`
     /// streams are open, or `client` holds `perClientLimit`.
-    func openChannel(base: String, client: ClientKey? = nil) -> (id: String, messages: AsyncStream<LineInput>)? {
+    func openChannel(
+        base: String,
+        client: ClientKey? = nil,
+        caller: Caller = .anonymous
+    ) -> (id: String, messages: AsyncStream<LineInput>)? {
         let (messages, feed) = AsyncStream.makeStream(
             of: LineInput.self,
             bufferingPolicy: .bufferingOldest(Self.maxWaiting)
@@ -59,18 +65,20 @@ final class LegacySSEChannels: Sendable {
                 guard open.perClient[client, default: 0] < perClientLimit else { return false }
                 open.perClient[client, default: 0] += 1
             }
-            open.streams[id] = (base, feed, client)
+            open.streams[id] = (base, feed, client, caller)
             return true
         }
         return opened ? (id, messages) : nil
     }
 
     /// Hands one POSTed message, which arrived on `base`'s messages path, to stream `id`'s connection; a
-    /// stream another endpoint opened is as unknown here as one never opened.
-    func deliver(_ body: [UInt8], to id: String, base: String) -> Delivery {
-        guard let feed = open.withLock({ $0.streams[id] }).flatMap({ $0.base == base ? $0.feed : nil }) else {
-            return .unknown
-        }
+    /// stream another endpoint opened, or another principal than `caller`, is as unknown here as one never opened.
+    func deliver(_ body: [UInt8], to id: String, base: String, caller: Caller = .anonymous) -> Delivery {
+        guard
+            let feed = open.withLock({ $0.streams[id] }).flatMap({
+                $0.base == base && $0.caller.isSamePrincipal(as: caller) ? $0.feed : nil
+            })
+        else { return .unknown }
         switch feed.yield(.line(body)) {
         case .enqueued: return .accepted
         case .dropped: return .full

@@ -18,13 +18,13 @@ struct LegacySSEEndpoint: Sendable {
 
     /// `GET …/sse`: the stream. `base` is the path the messages endpoint hangs from (`""`, `/mcp/{profile}` or
     /// `/servers/{id}`); the stream takes POSTs on that path only.
-    func openStream(_ request: HTTPRequest, base: String, scope: CatalogScope) -> HTTPResponse {
+    func openStream(_ request: HTTPRequest, base: String, scope: CatalogScope, caller: Caller) -> HTTPResponse {
         guard request.method == "GET" else { return FrontResponses.methodNotAllowed("GET") }
         guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
             return MCPEndpoint.notAcceptable("Accept must list text/event-stream")
         }
         let client = request.clientKey
-        guard let (id, messages) = channels.openChannel(base: base, client: client) else {
+        guard let (id, messages) = channels.openChannel(base: base, client: client, caller: caller) else {
             guard channels.isFull(for: client) else {
                 return HTTPResponse.text(503, "too many open streams (\(channels.limit)); close one and try again\n")
             }
@@ -49,7 +49,8 @@ struct LegacySSEEndpoint: Sendable {
                     bufferingPolicy: .bufferingOldest(Self.maxWaitingEvents)
                 )
                 let waiting = QueuedEventBytes(limit: Self.maxWaitingBytes)
-                let connection = MessageConnection(gateway: gateway, scope: scope, client: client) { message in
+                let connection = MessageConnection(gateway: gateway, scope: scope, client: client, caller: caller) {
+                    message in
                     let event = SSE.event(message)
                     guard waiting.add(event.count) else { return channels.close(id) }
                     if case .dropped = feed.yield(event) { channels.close(id) }
@@ -84,8 +85,8 @@ struct LegacySSEEndpoint: Sendable {
     }
 
     /// `POST …/messages?sessionId=…`: one JSON-RPC message for that stream's connection, answered 202, when
-    /// the stream was opened under the same `base`.
-    func post(_ request: HTTPRequest, base: String) -> HTTPResponse {
+    /// the stream was opened under the same `base` by the same principal as `caller`.
+    func post(_ request: HTTPRequest, base: String, caller: Caller) -> HTTPResponse {
         guard request.method == "POST" else { return FrontResponses.methodNotAllowed("POST") }
         guard MediaTypeRules.isJSON(request.headers["Content-Type"]) else {
             return FrontResponses.rpcError(415, .invalidRequest("Unsupported Media Type: send application/json"))
@@ -93,7 +94,7 @@ struct LegacySSEEndpoint: Sendable {
         guard let id = request.query["sessionId"], !id.isEmpty else {
             return FrontResponses.rpcError(400, .invalidRequest("missing sessionId; GET the sse endpoint first"))
         }
-        switch channels.deliver(request.body, to: id, base: base) {
+        switch channels.deliver(request.body, to: id, base: base, caller: caller) {
         case .accepted:
             return HTTPResponse.text(202, "Accepted\n")
         case .unknown:

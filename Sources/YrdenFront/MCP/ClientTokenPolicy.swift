@@ -1,25 +1,43 @@
+import YrdenEngine
+
 /// Who may use the MCP endpoint when `gateway.clientTokens` is set: a request must carry
 /// `Authorization: Bearer` with one of them. With none configured the endpoint is open, as a loopback
 /// listener on a developer's machine usually is. The admin token is accepted too (its holder can add any
 /// server anyway), so the web console can use the endpoint it manages.
 package struct ClientTokenPolicy: Sendable {
-    let tokens: [[UInt8]]
+    /// Each accepted token's bytes and the caller it proves (named once here, not per request).
+    let tokens: [(bytes: [UInt8], caller: Caller)]
 
     package init(tokens: [String]) {
-        self.tokens = tokens.map { Array($0.utf8) }
+        self.tokens = tokens.map { (Array($0.utf8), Caller.clientToken($0)) }
     }
 
     package init(clientTokens: [String], adminToken: String?) {
-        self.init(tokens: clientTokens.isEmpty ? [] : clientTokens + [adminToken].compactMap { $0 })
+        var tokens = clientTokens.map { (bytes: Array($0.utf8), caller: Caller.clientToken($0)) }
+        if !tokens.isEmpty, let adminToken { tokens.append((Array(adminToken.utf8), Caller.admin(token: adminToken))) }
+        self.tokens = tokens
     }
 
+    /// Whether any token is asked for at all.
+    package var isOpen: Bool { tokens.isEmpty }
+
     /// True when no token is required, or the header carries one of them (compared in constant time).
-    package func permits(_ authorization: String?) -> Bool {
-        guard !tokens.isEmpty else { return true }
-        guard let authorization, let presented = AdminAccess.bearerToken(in: authorization) else { return false }
+    package func permits(_ authorization: String?) -> Bool { caller(for: authorization) != nil }
+
+    /// Who `authorization` proves the caller is: ``Caller/anonymous`` when no token is required, the holder of
+    /// the token it carries, or `nil` when it carries none of them. Every token is compared (in constant time),
+    /// so the time taken says nothing of which one matched.
+    package func caller(for authorization: String?) -> Caller? {
+        guard !tokens.isEmpty else { return .anonymous }
+        guard let authorization, let presented = AdminAccess.bearerToken(in: authorization) else { return nil }
+        return caller(presenting: presented)
+    }
+
+    /// The holder of `presented`, a bearer token already taken out of its header; `nil` when it is none of them.
+    package func caller(presenting presented: Substring) -> Caller? {
         let bytes = Array(presented.utf8)
-        var matched = false
-        for token in tokens where AdminAccess.constantTimeEquals(bytes, token) { matched = true }
+        var matched: Caller?
+        for token in tokens where AdminAccess.constantTimeEquals(bytes, token.bytes) { matched = token.caller }
         return matched
     }
 }

@@ -6,10 +6,10 @@ import YrdenProtocol
 /// only the kinds of change honoured, each stamped with the subscription's id, keep-alive comments while
 /// nothing happens, and the listen request's result when the gateway stops.
 extension MCPEndpoint {
-    func listen(_ call: JSONRPCRequest, client: ClientKey?) -> HTTPResponse {
+    func listen(_ call: JSONRPCRequest, client: ClientKey?, caller: Caller) -> HTTPResponse {
         let session: DownstreamSession
         do {
-            session = try gateway.openSubscription(call, scope: scope, client: client)
+            session = try gateway.openSubscription(call, scope: scope, client: client, caller: caller)
         } catch {
             let response = JSONRPCResponse(id: call.id, error: error)
             return FrontResponses.jsonRPC(Self.status(of: response), .response(response))

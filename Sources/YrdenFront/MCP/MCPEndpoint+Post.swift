@@ -4,7 +4,7 @@ import YrdenHTTPServer
 import YrdenProtocol
 
 extension MCPEndpoint {
-    func post(_ request: HTTPRequest) async -> HTTPResponse {
+    func post(_ request: HTTPRequest, caller: Caller) async -> HTTPResponse {
         // A large body leaves large freed buffers behind (its bytes, the parsed tree, a batch's answers):
         // once it is answered, hand them back.
         defer { if request.body.count >= Self.largeBodyBytes { FreedMemory.release() } }
@@ -18,14 +18,14 @@ extension MCPEndpoint {
         // the session its header names (none: the gateway says which message needs one).
         var session: DownstreamSession?
         if !body.isInitialize, request.headers[Self.sessionHeader] != nil {
-            switch self.session(for: request) {
+            switch self.session(for: request, caller: caller) {
             case .refused(let response): return response
             case .found(let found): session = found
             }
         }
         switch body {
         case .single(let message, let rawID):
-            return await answer(gateway.receive(message, rawID: rawID, session: session), request)
+            return await answer(gateway.receive(message, rawID: rawID, session: session), request, caller: caller)
         case .batch(let members):
             guard let session else { return Self.missingSession(id: nil) }
             return await batch(members, session: session)
@@ -33,16 +33,16 @@ extension MCPEndpoint {
     }
 
     /// The HTTP answer to one message's step.
-    private func answer(_ step: InboundStep, _ request: HTTPRequest) async -> HTTPResponse {
+    private func answer(_ step: InboundStep, _ request: HTTPRequest, caller: Caller) async -> HTTPResponse {
         switch step {
         case .answer(let response):
             return FrontResponses.jsonRPC(400, .response(response))
         case .initialize(let call):
-            return await initialize(call, client: request.clientKey)
+            return await initialize(call, client: request.clientKey, caller: caller)
         case .request(let call, let session):
             return await answer(call, session: session)
         case .stateless(let call):
-            return await stateless(call, request)
+            return await stateless(call, request, caller: caller)
         case .needsSession(let id):
             return Self.missingSession(id: id)
         case .accepted:
@@ -55,11 +55,11 @@ extension MCPEndpoint {
         FrontResponses.rpcError(400, .invalidRequest("missing \(sessionHeader) header; send initialize first"), id: id)
     }
 
-    private func initialize(_ call: JSONRPCRequest, client: ClientKey?) async -> HTTPResponse {
+    private func initialize(_ call: JSONRPCRequest, client: ClientKey?, caller: Caller) async -> HTTPResponse {
         let session: DownstreamSession
         let response: JSONRPCResponse
         do throws(SessionLimitReached) {
-            (session, response) = try await gateway.initialize(call, scope: scope, client: client)
+            (session, response) = try await gateway.initialize(call, scope: scope, client: client, caller: caller)
         } catch {
             logger.warning("initialize refused: \(error.rpcError.message)")
             return FrontResponses.rpcError(503, error.rpcError, id: call.id)

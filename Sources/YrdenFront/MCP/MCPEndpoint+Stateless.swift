@@ -8,7 +8,7 @@ extension MCPEndpoint {
     static let methodHeader = "Mcp-Method"
     static let nameHeader = "Mcp-Name"
 
-    func stateless(_ call: JSONRPCRequest, _ request: HTTPRequest) async -> HTTPResponse {
+    func stateless(_ call: JSONRPCRequest, _ request: HTTPRequest, caller: Caller) async -> HTTPResponse {
         if let mismatch = Self.headerMismatch(call, request.headers)
             ?? gateway.paramHeaderMismatch(call, scope: scope, header: { request.headers.values(for: $0) })
         {
@@ -18,7 +18,7 @@ extension MCPEndpoint {
             guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
                 return Self.notAcceptable("Accept must list text/event-stream")
             }
-            return listen(call, client: request.clientKey)
+            return listen(call, client: request.clientKey, caller: caller)
         }
         if let handedOff = await handOffIfHeldElsewhere(call, request) { return handedOff }
         let gateway = self.gateway
@@ -31,6 +31,7 @@ extension MCPEndpoint {
                 to: call,
                 principal: principal,
                 client: client,
+                caller: caller,
                 scope: scope,
                 related: related
             )

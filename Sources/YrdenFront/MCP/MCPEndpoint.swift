@@ -40,7 +40,11 @@ package struct MCPEndpoint: Sendable {
     }
 
     package func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        if let refusal = accessRefusal(request) { return refusal }
+        let caller: Caller
+        switch await admission(request) {
+        case .refused(let response): return response
+        case .admitted(let admitted): caller = admitted
+        }
         if request.method != "POST", Self.isStatelessEraStreamOrDelete(request) {
             return FrontResponses.methodNotAllowed("POST")
         }
@@ -55,32 +59,32 @@ package struct MCPEndpoint: Sendable {
                     .invalidRequest("Unsupported Media Type: Content-Type must be application/json")
                 )
             }
-            return await post(request)
+            return await post(request, caller: caller)
         case "GET":
             guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
                 return Self.notAcceptable("Accept must list text/event-stream")
             }
-            return openStream(request)
-        case "DELETE": return delete(request)
+            return openStream(request, caller: caller)
+        case "DELETE": return delete(request, caller: caller)
         default: return FrontResponses.methodNotAllowed("GET, POST, DELETE")
         }
     }
 
-    /// Why a request may not use MCP here (a browser origin not allowed, a client token missing); `nil` if it
-    /// may. Shared with the legacy HTTP+SSE transport.
-    func accessRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+    /// Who sent the request, or why it may not use MCP here (a browser origin not allowed, a client token
+    /// missing). Shared with the legacy HTTP+SSE transport.
+    func admission(_ request: HTTPRequest) async -> Admission {
         guard origins.permits(request.headers["Origin"]) else {
-            return FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: "Origin not allowed"))
+            return .refused(FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: "Origin not allowed")))
         }
-        guard clients.permits(request.headers["Authorization"]) else {
+        guard let caller = clients.caller(for: request.headers["Authorization"]) else {
             var response = FrontResponses.rpcError(
                 401,
                 JSONRPCError(code: -32001, message: "this gateway needs a bearer token (gateway.clientTokens)")
             )
             response.headers.add(name: "WWW-Authenticate", value: #"Bearer realm="yrden""#)
-            return response
+            return .refused(response)
         }
-        return nil
+        return .admitted(caller)
     }
 
     /// The same endpoint for the clients of one server alone, or of a profile.
@@ -102,8 +106,9 @@ package struct MCPEndpoint: Sendable {
         FrontResponses.rpcError(406, .invalidRequest("Not Acceptable: \(rule)"))
     }
 
-    /// The session a non-initialize request names, or the HTTP error to answer instead.
-    func session(for request: HTTPRequest) -> SessionLookup {
+    /// The session a non-initialize request of `caller` names, or the HTTP error to answer instead: a session
+    /// serves only the principal that opened it (another token's holder cannot ride on a leaked session id).
+    func session(for request: HTTPRequest, caller: Caller) -> SessionLookup {
         guard let id = request.headers[Self.sessionHeader] else {
             return .refused(
                 FrontResponses.rpcError(
@@ -118,6 +123,14 @@ package struct MCPEndpoint: Sendable {
                 FrontResponses.rpcError(404, JSONRPCError(code: -32001, message: "Session not found; initialize again"))
             )
         }
+        guard session.caller.isSamePrincipal(as: caller) else {
+            return .refused(
+                FrontResponses.rpcError(
+                    403,
+                    JSONRPCError(code: -32000, message: "this session was opened by another caller; initialize again")
+                )
+            )
+        }
         if let version = request.headers[Self.versionHeader], !ProtocolVersion.isSupported(version) {
             return .refused(
                 FrontResponses.rpcError(400, .invalidRequest("unsupported \(Self.versionHeader): \(version)"))
@@ -126,8 +139,8 @@ package struct MCPEndpoint: Sendable {
         return .found(session)
     }
 
-    private func delete(_ request: HTTPRequest) -> HTTPResponse {
-        switch session(for: request) {
+    private func delete(_ request: HTTPRequest, caller: Caller) -> HTTPResponse {
+        switch session(for: request, caller: caller) {
         case .refused(let response): return response
         case .found(let session):
             _ = gateway.sessions.end(session.id)
@@ -136,9 +149,9 @@ package struct MCPEndpoint: Sendable {
     }
 
     /// The GET stream: server-initiated messages (list changes) until the session ends or the client leaves.
-    private func openStream(_ request: HTTPRequest) -> HTTPResponse {
+    private func openStream(_ request: HTTPRequest, caller: Caller) -> HTTPResponse {
         let session: DownstreamSession
-        switch self.session(for: request) {
+        switch self.session(for: request, caller: caller) {
         case .refused(let response): return response
         case .found(let found): session = found
         }
@@ -187,6 +200,12 @@ extension MCPEndpoint {
             group.cancelAll()
         }
     }
+}
+
+/// Who sent a request to the MCP endpoint, or the HTTP answer that refuses it (401, 403).
+enum Admission {
+    case admitted(Caller)
+    case refused(HTTPResponse)
 }
 
 /// A request's session, or the HTTP answer that refuses it (400 without one, 404 for an unknown one).
