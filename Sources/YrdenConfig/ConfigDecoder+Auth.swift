@@ -3,7 +3,8 @@ import YrdenProtocol
 /// The `auth` object of a remote server.
 ///
 /// Keys: `type` (required: `"oauth"` or `"none"`); with `"oauth"`, optionally `scopes` (array of strings),
-/// `clientId`, `clientSecret` (strings; a secret needs an id) and `redirectPort` (1–65535). With `"none"` the
+/// `clientId`, `clientSecret` (strings; a secret needs an id), `redirectPort` (1–65535) and `clientMetadataURL`
+/// (the https URL, with a path, of the gateway's client ID metadata document). With `"none"` the
 /// other keys are problems, since they would suggest OAuth happens when it does not.
 extension ConfigDecoder {
     static let authTypes = ["oauth", "none"]
@@ -57,6 +58,39 @@ extension ConfigDecoder {
             )
         }
         spec.redirectPort = object["redirectPort"]?.integer(in: 1...65535, fix: "use a port from 1 to 65535")
+        if let field = object["clientMetadataURL"], let url = field.nonEmptyString("clientMetadataURL") {
+            if let finding = Self.checkClientMetadataURL(url) {
+                field.report(finding.message, fix: finding.fix)
+            } else {
+                spec.clientMetadataURL = url
+            }
+        }
         return spec
+    }
+
+    /// CIMD's rule for a client_id URL: https with a path (plain http only on this machine, for development).
+    static func checkClientMetadataURL(_ url: String) -> Finding? {
+        if let finding = ConfigRules.checkHTTPURL(url) { return finding }
+        let fix =
+            "publish the gateway's client metadata document at an https URL with a path, e.g. "
+            + "\"https://gateway.example.com/oauth/client.json\", and name that URL"
+        let rest = url.drop { $0 != ":" }.dropFirst(3)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let path = rest.dropFirst(authority.count).prefix { $0 != "?" && $0 != "#" }
+        guard path.count > 1 else {
+            return Finding(message: "clientMetadataURL \(url.quoted) has no path", fix: fix)
+        }
+        guard !url.contains("#") else {
+            return Finding(message: "clientMetadataURL \(url.quoted) has a fragment", fix: fix)
+        }
+        let hostAndPort = authority.split(separator: "@").last.map(String.init) ?? ""
+        let host =
+            hostAndPort.hasPrefix("[")
+            ? String(hostAndPort.prefix { $0 != "]" }) + "]" : String(hostAndPort.prefix { $0 != ":" })
+        let isLoopback = ["localhost", "127.0.0.1", "[::1]"].contains(host.lowercased())
+        guard url.lowercased().hasPrefix("https://") || isLoopback else {
+            return Finding(message: "clientMetadataURL \(url.quoted) is not https", fix: fix)
+        }
+        return nil
     }
 }

@@ -34,18 +34,23 @@ package struct OAuthSpec: Sendable, Hashable {
     package var clientSecret: String?
     /// A fixed port for the redirect listener, for clients registered with an exact redirect URI.
     package var redirectPort: Int?
+    /// The URL of the gateway's client ID metadata document, used as client_id where the authorization
+    /// server takes one (CIMD); after `clientId`, before dynamic registration.
+    package var clientMetadataURL: String?
 
     package init(
         scopes: [String] = [],
         clientId: String? = nil,
         clientSecret: String? = nil,
-        redirectPort: Int? = nil
+        redirectPort: Int? = nil,
+        clientMetadataURL: String? = nil
     ) {
         self.scopes = scopes
         self.clientId = clientId
         self.clientSecret = clientSecret
         self.redirectPort = redirectPort
+        self.clientMetadataURL = clientMetadataURL
     }
 
-    static let keys = ["type", "scopes", "clientId", "clientSecret", "redirectPort"]
+    static let keys = ["type", "scopes", "clientId", "clientSecret", "redirectPort", "clientMetadataURL"]
 }

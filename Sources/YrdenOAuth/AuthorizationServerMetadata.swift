@@ -13,6 +13,8 @@ struct AuthorizationServerMetadata: Sendable, Hashable {
     var tokenEndpointAuthMethodsSupported: [String]?
     /// RFC 9207: the authorization server puts `iss` in every authorization response.
     var sendsIssuerInResponse: Bool
+    /// The server takes an HTTPS URL of a client ID metadata document as client_id (CIMD).
+    var acceptsClientIDMetadataDocuments: Bool
 
     /// Reads a metadata document; nil when `issuer`, `authorization_endpoint` or `token_endpoint` is missing.
     init?(_ document: JSONValue) {
@@ -28,6 +30,7 @@ struct AuthorizationServerMetadata: Sendable, Hashable {
         scopesSupported = Self.strings(document["scopes_supported"])
         tokenEndpointAuthMethodsSupported = Self.strings(document["token_endpoint_auth_methods_supported"])
         sendsIssuerInResponse = document["authorization_response_iss_parameter_supported"]?.boolValue ?? false
+        acceptsClientIDMetadataDocuments = document["client_id_metadata_document_supported"]?.boolValue ?? false
     }
 
     init(
@@ -38,7 +41,8 @@ struct AuthorizationServerMetadata: Sendable, Hashable {
         codeChallengeMethodsSupported: [String]? = ["S256"],
         scopesSupported: [String]? = nil,
         tokenEndpointAuthMethodsSupported: [String]? = nil,
-        sendsIssuerInResponse: Bool = false
+        sendsIssuerInResponse: Bool = false,
+        acceptsClientIDMetadataDocuments: Bool = false
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -48,6 +52,7 @@ struct AuthorizationServerMetadata: Sendable, Hashable {
         self.scopesSupported = scopesSupported
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
         self.sendsIssuerInResponse = sendsIssuerInResponse
+        self.acceptsClientIDMetadataDocuments = acceptsClientIDMetadataDocuments
     }
 
     /// PKCE with S256 is advertised; without it the MCP spec says the client must not proceed.

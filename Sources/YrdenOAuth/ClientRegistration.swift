@@ -1,6 +1,7 @@
 import YrdenProtocol
 
-/// The OAuth client the gateway is at one authorization server: configured, or registered dynamically.
+/// The OAuth client the gateway is at one authorization server: configured, named by a client ID metadata
+/// document, or registered dynamically.
 ///
 /// A dynamic registration is stored with the issuer and redirect URI it was made for, and reused only while
 /// both still match: credentials belong to one authorization server, and the server matches the redirect URI
@@ -63,6 +64,20 @@ struct ClientRegistration: Sendable, Hashable, CustomStringConvertible {
             clientSecret: clientSecret,
             authMethod: method,
             issuer: server.issuer,
+            redirectURI: redirectURI,
+            secretExpiresAt: nil,
+            isDynamic: false
+        )
+    }
+
+    /// The client a metadata document describes (CIMD): its URL is the client_id, and it is public, as the
+    /// document the operator publishes says (`token_endpoint_auth_method: none`); PKCE protects the code.
+    static func metadataDocument(_ url: String, issuer: String, redirectURI: String) -> ClientRegistration {
+        ClientRegistration(
+            clientID: url,
+            clientSecret: nil,
+            authMethod: .none,
+            issuer: issuer,
             redirectURI: redirectURI,
             secretExpiresAt: nil,
             isDynamic: false

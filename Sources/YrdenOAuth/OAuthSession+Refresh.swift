@@ -137,7 +137,7 @@ extension OAuthSession {
     }
 
     /// The client the tokens were issued to: the configured one (with the token authentication method
-    /// sign-in chose for it, stored without the secret), or the dynamic registration, stored or kept with the
+    /// sign-in chose for it, stored without the secret), the client ID metadata document, or the dynamic registration, stored or kept with the
     /// tokens (another replica's sign-in may have stored a registration of its own since).
     private func refreshClient(for tokens: OAuthTokens) throws(OAuthError) -> ClientRegistration {
         let stored = try credentials.loadRegistration()
@@ -158,6 +158,9 @@ extension OAuthSession {
                 secretExpiresAt: nil,
                 isDynamic: false
             )
+        }
+        if let documentURL = configuration.clientMetadataURL, documentURL == tokens.clientID {
+            return .metadataDocument(documentURL, issuer: tokens.issuer, redirectURI: configuration.redirectURI)
         }
         let issuedTo = candidates.first {
             $0.isDynamic && $0.clientID == tokens.clientID && $0.issuer == tokens.issuer

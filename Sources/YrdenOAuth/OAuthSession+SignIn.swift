@@ -167,7 +167,8 @@ extension OAuthSession {
         return request.url
     }
 
-    /// The client to sign in as: the configured one, else a stored dynamic registration made for this issuer,
+    /// The client to sign in as: the configured one, else the client ID metadata document when the server
+    /// takes one, else a stored dynamic registration made for this issuer,
     /// redirect URI and scopes, else a new dynamic registration (stored, so restarts keep the same client and
     /// redirect URI).
     private func client(
@@ -193,6 +194,10 @@ extension OAuthSession {
             }
             return client
         }
+        // CIMD before registering (the spec's order): the document's URL is the client_id, nothing to store.
+        if let documentURL = configuration.clientMetadataURL, metadata.acceptsClientIDMetadataDocuments {
+            return .metadataDocument(documentURL, issuer: metadata.issuer, redirectURI: redirectURI)
+        }
         if let stored = try credentials.loadRegistration(), stored.isDynamic,
             stored.isUsable(issuer: metadata.issuer, redirectURI: redirectURI, scopes: scopes, at: clock.now())
         {
@@ -201,8 +206,9 @@ extension OAuthSession {
         guard let registrationEndpoint = metadata.registrationEndpoint else {
             throw OAuthError(
                 .registration,
-                "the authorization server \(metadata.issuer) offers no dynamic client registration; set "
-                    + "auth.clientId (and auth.clientSecret if it has one) for server \(serverID)"
+                "the authorization server \(metadata.issuer) offers no dynamic client registration"
+                    + (configuration.clientMetadataURL == nil ? "" : " and takes no client ID metadata document")
+                    + "; set auth.clientId (and auth.clientSecret if it has one) for server \(serverID)"
             )
         }
         let endpoint = try policy.check(registrationEndpoint, purpose: "the registration endpoint")

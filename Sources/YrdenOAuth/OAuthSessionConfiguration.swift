@@ -13,6 +13,9 @@ package struct OAuthSessionConfiguration: Sendable, Hashable, CustomStringConver
     package var clientSecret: String?
     /// The `client_name` of a dynamic registration, shown to users on the consent page.
     package var clientName: String
+    /// The gateway's client ID metadata document (`auth.clientMetadataURL`): used as the client_id at an
+    /// authorization server that advertises `client_id_metadata_document_supported`, ahead of registering.
+    package var clientMetadataURL: String?
 
     package init(
         serverID: String,
@@ -21,7 +24,8 @@ package struct OAuthSessionConfiguration: Sendable, Hashable, CustomStringConver
         scopes: [String] = [],
         clientID: String? = nil,
         clientSecret: String? = nil,
-        clientName: String = "Yrden MCP gateway"
+        clientName: String = "Yrden MCP gateway",
+        clientMetadataURL: String? = nil
     ) {
         self.serverID = serverID
         self.serverURL = serverURL
@@ -30,6 +34,7 @@ package struct OAuthSessionConfiguration: Sendable, Hashable, CustomStringConver
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.clientName = clientName
+        self.clientMetadataURL = clientMetadataURL
     }
 
     /// Everything but the client secret.

@@ -127,7 +127,8 @@ package final class OAuthCredentials: UpstreamCredentials {
             redirectURI: redirectURI,
             scopes: settings.scopes,
             clientID: settings.clientId,
-            clientSecret: settings.clientSecret
+            clientSecret: settings.clientSecret,
+            clientMetadataURL: settings.clientMetadataURL
         )
         // Made under the lock (the initializer does no I/O), so two connections never get two sessions.
         let outcome = sessions.withLock { sessions -> Result<(Entry, replaced: OAuthSession?), OAuthError> in

@@ -20,7 +20,7 @@ Tokens carry recognisable prefixes (``peer_at_``, ``peer_rt_``, codes ``peer_cod
 log for any of them.
 
 Run it as ``python oauth_server.py [--port P] [--access-token-ttl S] [--deny] [--scopes "a b"]
-[--required-scopes "a"] [--no-iss] [--revoke-reused-refresh-tokens]``. ``--port 0`` (the default) picks a free port. When it is ready it
+[--required-scopes "a"] [--no-iss] [--revoke-reused-refresh-tokens] [--cimd]``. ``--port 0`` (the default) picks a free port. When it is ready it
 prints its MCP URL (``http://127.0.0.1:PORT/mcp``) as one line on stdout; everything else goes to stderr.
 
 - ``--access-token-ttl SECONDS``: lifetime of access tokens (default 3600); short for refresh scenarios.
@@ -28,6 +28,9 @@ prints its MCP URL (``http://127.0.0.1:PORT/mcp``) as one line on stdout; everyt
 - ``--scopes "mcp:read mcp:write"``: ``scopes_supported`` in both metadata documents, the scopes a client
   may register for, and the scopes it gets when it registers without any (default ``mcp:read mcp:write``).
 - ``--required-scopes "mcp:write"``: scopes a token must hold for ``/mcp`` (else 403 insufficient_scope).
+- ``--cimd``: advertise ``client_id_metadata_document_supported`` and take an http(s) URL as client_id: the
+  document there is fetched at each use and must name itself (``client_id``), list ``redirect_uris`` and a
+  ``client_name``, and describe a public client.
 
 Control endpoints (not protected, loopback only):
 
@@ -39,6 +42,7 @@ Control endpoints (not protected, loopback only):
   ``token_requests`` (``{grant_type: {"ok": n, "failed": n}}``), ``token_issues``, ``refreshes``,
   ``refresh_failures``, ``last_token_error``, ``revocations`` (RFC 7009 calls that revoked something),
   ``reused_refresh_tokens`` (rotated refresh tokens presented again), ``revoke_reused_refresh_tokens``,
+  ``cimd``, ``cimd_fetches``, ``cimd_clients`` (documents accepted), ``cimd_failures`` (why one was not),
   ``mcp_requests``, ``mcp_authorization`` (requests to ``/mcp`` per Authorization header kind: ``missing``,
   ``not_bearer``, ``valid``, ``expired``, ``revoked``, ``unknown``), ``last_mcp_authorization``
   (``{"status", "client_id", "grant"}``; ``grant`` says whether the token came from ``authorization_code``
@@ -70,6 +74,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import anyio
+import httpx2
 import uvicorn
 from mcp.server.auth.handlers.metadata import MetadataHandler
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -120,6 +125,7 @@ class Options:
     required_scopes: list[str]
     send_iss: bool
     revoke_reused_refresh_tokens: bool = False
+    cimd: bool = False
 
     @property
     def issuer(self) -> str:
@@ -166,6 +172,9 @@ class Observations:
     last_token_error: dict[str, Any] | None = None
     revocations: int = 0
     reused_refresh_tokens: int = 0
+    cimd_fetches: int = 0
+    cimd_clients: list[dict[str, Any]] = field(default_factory=list)
+    cimd_failures: list[str] = field(default_factory=list)
     mcp_requests: int = 0
     mcp_authorization: Counter[str] = field(default_factory=Counter)
     last_mcp_authorization: dict[str, Any] | None = None
@@ -221,7 +230,50 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
     # -- clients
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
-        return self.clients.get(client_id)
+        if client_id in self.clients:
+            return self.clients[client_id]
+        if self.options.cimd and client_id.startswith(("https://", "http://")):
+            return await self._client_from_metadata_document(client_id)
+        return None
+
+    async def _client_from_metadata_document(self, url: str) -> OAuthClientInformationFull | None:
+        """CIMD: the client_id is the URL of the client's metadata document; fetch it (no cache: each use is
+        counted) and check it names itself, as the draft requires. A public client (no secret)."""
+        self.seen.cimd_fetches += 1
+        try:
+            async with httpx2.AsyncClient(timeout=5.0, follow_redirects=False) as http:
+                response = await http.get(url, headers={"Accept": "application/json"})
+            document = response.json()
+        except (httpx2.HTTPError, ValueError) as error:
+            self.seen.cimd_failures.append(f"{url}: {error}")
+            return None
+        problem = None
+        if response.status_code != 200 or not isinstance(document, dict):
+            problem = f"HTTP {response.status_code}"
+        elif document.get("client_id") != url:
+            problem = f"client_id {document.get('client_id')!r} is not the document's URL"
+        elif not document.get("redirect_uris") or not document.get("client_name"):
+            problem = "no redirect_uris or client_name"
+        elif document.get("token_endpoint_auth_method", "none") != "none" or "client_secret" in document:
+            problem = "not a public client"
+        if problem:
+            self.seen.cimd_failures.append(f"{url}: {problem}")
+            return None
+        self.seen.cimd_clients.append(
+            {"client_id": url, "client_name": document["client_name"], "redirect_uris": document["redirect_uris"]}
+        )
+        try:
+            return OAuthClientInformationFull(
+                client_id=url,
+                client_name=document["client_name"],
+                redirect_uris=document["redirect_uris"],
+                grant_types=document.get("grant_types", ["authorization_code", "refresh_token"]),
+                token_endpoint_auth_method="none",
+                scope=document.get("scope") or " ".join(self.options.scopes) or None,
+            )
+        except ValidationError as error:
+            self.seen.cimd_failures.append(f"{url}: {error}")
+            return None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         self.clients[client_info.client_id] = client_info
@@ -591,6 +643,10 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
                 "last_token_error": seen.last_token_error,
                 "revocations": seen.revocations,
                 "reused_refresh_tokens": seen.reused_refresh_tokens,
+                "cimd": options.cimd,
+                "cimd_fetches": seen.cimd_fetches,
+                "cimd_clients": seen.cimd_clients,
+                "cimd_failures": seen.cimd_failures,
                 "revoke_reused_refresh_tokens": options.revoke_reused_refresh_tokens,
                 "mcp_requests": seen.mcp_requests,
                 "mcp_authorization": dict(seen.mcp_authorization),
@@ -677,6 +733,8 @@ def build_app(options: Options, deny: bool) -> ASGIApp:
     metadata.token_endpoint_auth_methods_supported = ["client_secret_post", "client_secret_basic", "none"]
     if options.send_iss:
         metadata.authorization_response_iss_parameter_supported = True
+    if options.cimd:
+        metadata.client_id_metadata_document_supported = True
     overrides = [
         Route(
             "/.well-known/oauth-authorization-server",
@@ -708,6 +766,9 @@ def main() -> None:
         action="store_true",
         help="a rotated refresh token presented again revokes every token issued from it since",
     )
+    parser.add_argument(
+        "--cimd", action="store_true", help="advertise and accept client ID metadata documents (URL client_ids)"
+    )
     args = parser.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -720,6 +781,7 @@ def main() -> None:
         required_scopes=args.required_scopes.split(),
         send_iss=not args.no_iss,
         revoke_reused_refresh_tokens=args.revoke_reused_refresh_tokens,
+        cimd=args.cimd,
     )
     app = build_app(options, deny=args.deny)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
