@@ -88,6 +88,12 @@ let package = Package(
             dependencies: ["YrdenProtocol", "YrdenStorage", postgres, nioSSL, nioCore, log],
             swiftSettings: strict
         ),
+        /// The audit trail: hash-chained JSON lines written by a thread of their own, rotated, and their verifier.
+        .target(
+            name: "YrdenAudit",
+            dependencies: ["YrdenProtocol", "YrdenLineIO", crypto, metrics],
+            swiftSettings: strict
+        ),
         /// Upstream OAuth 2.1 client: discovery, registration, PKCE, exchange, refresh, callback router, token store.
         .target(
             name: "YrdenOAuth",
@@ -99,8 +105,8 @@ let package = Package(
         .target(
             name: "YrdenEngine",
             dependencies: [
-                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenExecution", "YrdenTransport", log, httpClient,
-                metrics, crypto,
+                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenExecution", "YrdenTransport", "YrdenAudit", log,
+                httpClient, metrics, crypto,
             ],
             swiftSettings: strict
         ),
@@ -137,8 +143,8 @@ let package = Package(
             name: "YrdenApp",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer",
-                "YrdenOAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState", log, lifecycle, signals, httpClient,
-                nioCore, nioHTTP1, prometheus,
+                "YrdenAudit", "YrdenOAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState", log, lifecycle,
+                signals, httpClient, nioCore, nioHTTP1, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -147,8 +153,8 @@ let package = Package(
         .executableTarget(
             name: "yrden",
             dependencies: [
-                "YrdenApp", "YrdenConfig", "YrdenDemoServer", "YrdenLineIO", "YrdenProtocol", argumentParser, log,
-                metrics, prometheus, httpClient, nioCore, nioHTTP1,
+                "YrdenApp", "YrdenAudit", "YrdenConfig", "YrdenDemoServer", "YrdenLineIO", "YrdenProtocol",
+                argumentParser, log, metrics, prometheus, httpClient, nioCore, nioHTTP1,
             ],
             swiftSettings: strict
         ),
@@ -178,6 +184,7 @@ let package = Package(
         .testTarget(name: "YrdenSearchTests", dependencies: ["YrdenSearch"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig", "YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),
+        .testTarget(name: "YrdenAuditTests", dependencies: ["YrdenAudit", "YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenSharedStateTests", dependencies: ["YrdenSharedState"], swiftSettings: strict),
         .testTarget(
             name: "YrdenOAuthTests",

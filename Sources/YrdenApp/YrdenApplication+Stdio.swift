@@ -20,8 +20,10 @@ extension YrdenApplication {
             logger: logger,
             connector: connector,
             toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(),
-            startup: startupBound
+            startup: startupBound,
+            audit: try AuditSetup.trail(config.audit)
         )
+        defer { gateway.flushAudit() }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [

@@ -91,8 +91,11 @@ package struct YrdenApplication: Sendable {
             connector: connector,
             toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(shared: shared),
             requestStateKey: shared?.requestStateKey,
-            replica: shared == nil ? nil : config.gateway.replicaAddress
+            replica: shared == nil ? nil : config.gateway.replicaAddress,
+            audit: try AuditSetup.trail(config.audit)
         )
+        // What the last calls and changes recorded is written before the process ends.
+        defer { gateway.flushAudit() }
         let store =
             shared.map {
                 ConfigStore(

@@ -9,6 +9,8 @@ import YrdenProtocol
 ///   with VS Code's `servers` instead is read the same way.
 /// - `profiles` (object, optional): profile name → profile, see ``decodeProfiles(_:servers:)``.
 /// - `store` (object, optional): shared state in PostgreSQL, see ``decodeStore(_:)``.
+/// - `audit` (object, optional): the audit trail, see ``decodeAudit(_:)``.
+/// - `limits` (object, optional): rate limits, see ``decodeLimits(_:profiles:)``.
 /// - Hosts' own top-level keys (``HostKeys/topLevel``) are accepted; the ones without a use here get a notice.
 ///
 /// The decoder never stops early: a value that is wrong is reported and replaced by its default, so the
@@ -17,7 +19,7 @@ import YrdenProtocol
 struct ConfigDecoder {
     let context: DecodingContext
 
-    static let topLevelKeys = ["gateway", "security", "mcpServers", "profiles", "store"]
+    static let topLevelKeys = ["gateway", "security", "mcpServers", "profiles", "store", "audit", "limits"]
 
     func decodeDocument(_ value: JSONValue) -> GatewayConfig {
         let root = JSONReader(value: value, path: .root, context: context)
@@ -35,6 +37,8 @@ struct ConfigDecoder {
         let profiles = object["profiles"].map { decodeProfiles($0, servers: servers) } ?? []
         var config = GatewayConfig(gateway: gateway, security: security, servers: servers, profiles: profiles)
         config.store = object["store"].map(decodeStore) ?? StoreSettings()
+        config.audit = object["audit"].map(decodeAudit) ?? AuditSettings()
+        config.limits = object["limits"].map { decodeLimits($0, profiles: profiles) } ?? LimitSettings()
         return config
     }
 

@@ -11,6 +11,10 @@ package struct GatewayConfig: Sendable, Hashable {
     package var profiles: [ProfileSpec]
     /// Where replicas share their state; empty keeps it in files.
     package var store = StoreSettings()
+    /// Where the audit trail is written; empty audits nothing.
+    package var audit = AuditSettings()
+    /// Token buckets for calls that reach an upstream; empty limits nothing.
+    package var limits = LimitSettings()
 
     package init(
         gateway: GatewaySettings = GatewaySettings(),

@@ -243,6 +243,7 @@ package actor ConfigStore {
         try await commit(next)
         await gateway.registry.setProfiles(config.profiles)
         await gateway.pinning.setMode(config.security.toolPinning)
+        gateway.limiter.update(config.limits)
         return try await reconcile(to: config.servers)
     }
 
@@ -276,6 +277,7 @@ package actor ConfigStore {
         if let versions { adopt(next, versions: versions) } else { adopt(next) }
         await gateway.registry.setProfiles(config.profiles)
         await gateway.pinning.setMode(config.security.toolPinning)
+        gateway.limiter.update(config.limits)
         return try await reconcile(to: config.servers)
     }
 

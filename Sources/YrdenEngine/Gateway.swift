@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import YrdenAudit
 import YrdenConfig
 import YrdenProtocol
 import YrdenTransport
@@ -33,6 +34,10 @@ package final class Gateway: Sendable {
     package let pinning: ToolPinning
     /// The operators' commands (add, remove, reconcile, restart, ...) and every server's connection.
     package let lifecycle: ServerLifecycle
+    /// The `limits` calls are checked against (changed by a reload, ``RateLimiter/update(_:)``).
+    package let limiter: RateLimiter
+    /// Where forwarded requests and operators' changes are recorded (`audit`); `nil`: nowhere.
+    let audit: AuditTrail?
 
     /// What routing reads: the registry's snapshot.
     package typealias Snapshot = ServerRegistry.Snapshot
@@ -41,7 +46,7 @@ package final class Gateway: Sendable {
     /// `requestStateKey` seals the `requestState` of parked calls (replicas share one, so each can read
     /// another's); by default one is made for this process. `replica` is how the other replicas reach this one,
     /// where they hand a retry of a call parked here. `startup` says how long the first requests wait for the
-    /// servers' first attempts.
+    /// servers' first attempts. `audit` is the trail forwarded requests and operators' changes are recorded in.
     package init(
         config: GatewayConfig,
         logger: Logger,
@@ -49,7 +54,8 @@ package final class Gateway: Sendable {
         toolPins: ToolPins? = nil,
         requestStateKey: [UInt8]? = nil,
         replica: String? = nil,
-        startup bound: StartupBound = .startupWait
+        startup bound: StartupBound = .startupWait,
+        audit: AuditTrail? = nil
     ) {
         self.settings = config.gateway
         self.sessions = SessionStore(
@@ -76,12 +82,16 @@ package final class Gateway: Sendable {
             logger: logger
         )
         views = CatalogViews(registry: registry, separator: config.gateway.toolSeparator)
+        limiter = RateLimiter(config.limits)
+        self.audit = audit
         dispatcher = Dispatcher(
             registry: registry,
             views: views,
             bridge: bridge,
             sessions: sessions,
             connector: connector,
+            limiter: limiter,
+            audit: audit,
             logger: logger
         )
         pinning = ToolPinning(

@@ -9,7 +9,7 @@ struct Yrden: AsyncParsableCommand {
         subcommands: [
             Serve.self, Stdio.self, CheckConfig.self, DemoServerCommand.self, Servers.self, Profiles.self, Tools.self,
             Login.self,
-            Logs.self,
+            Logs.self, Audit.self,
         ],
         defaultSubcommand: Serve.self
     )

@@ -59,8 +59,9 @@ extension Dispatcher {
 
     /// Sends the request to `server` under a fresh upstream id and maps the answer back. Progress for it is
     /// relayed to the context's sink with the client's own token; the client's cancellation reaches the
-    /// upstream through the context's call handle.
-    func forward(
+    /// upstream through the context's call handle. Reached through ``forward(_:to:params:_:isToolCall:headers:)``,
+    /// which checks the caller's limits and audits the call.
+    func send(
         _ request: JSONRPCRequest,
         to server: String,
         params: JSONValue?,

@@ -1,4 +1,5 @@
 import Logging
+import YrdenAudit
 import YrdenConfig
 import YrdenProtocol
 import YrdenTransport
@@ -20,6 +21,10 @@ final class Dispatcher: Sendable {
     let logger: Logger
     /// Which clients follow which upstream resources.
     let resourceSubscriptions = ResourceSubscriptions()
+    /// The `limits` every forwarded request is checked against.
+    let limiter: RateLimiter
+    /// Where each forwarded request is recorded; `nil`: nowhere.
+    let audit: AuditTrail?
 
     init(
         registry: ServerRegistry,
@@ -27,6 +32,8 @@ final class Dispatcher: Sendable {
         bridge: EraBridge,
         sessions: SessionStore,
         connector: UpstreamConnector,
+        limiter: RateLimiter,
+        audit: AuditTrail?,
         logger: Logger
     ) {
         self.registry = registry
@@ -34,6 +41,8 @@ final class Dispatcher: Sendable {
         self.bridge = bridge
         self.sessions = sessions
         self.connector = connector
+        self.limiter = limiter
+        self.audit = audit
         self.logger = logger
     }
 

@@ -47,10 +47,12 @@ package struct AdminAPI: Sendable {
         case .methodNotAllowed(let allowed):
             return AdminProblem.methodNotAllowed(request.method, allowed: allowed).response
         case .operation(let operation):
-            do {
-                return try await perform(operation, request)
-            } catch {
-                return error.response
+            return await audited(request) {
+                do throws(AdminProblem) {
+                    return try await perform(operation, request)
+                } catch {
+                    return error.response
+                }
             }
         }
     }

@@ -38,8 +38,7 @@ extension MCPEndpoint {
         }
         guard call.params?["_meta"]?["progressToken"] != nil else {
             guard call.params?["_meta"]?[ModernEnvelope.logLevelKey] != nil else {
-                let response = await respond(nil)
-                return FrontResponses.jsonRPC(Self.status(of: response), .response(response))
+                return Self.statelessAnswer(await respond(nil))
             }
             // Log messages the request opted into go on its own stream, which opens when the first comes.
             return await UpgradableAnswer.respond(status: Self.status(of:)) { await respond($0) }
@@ -76,12 +75,13 @@ extension MCPEndpoint {
     }
 
     /// The HTTP status 2026-07-28 gives an answer: 400 for a request the server refused to read, 404 for an
-    /// unknown method, 200 otherwise (a tool's own failure included).
+    /// unknown method, 429 for a call refused by a limit, 200 otherwise (a tool's own failure included).
     static func status(of response: JSONRPCResponse) -> Int {
         guard case .failure(let error) = response.outcome else { return 200 }
         switch error.code {
         case -32700, -32600, -32602, -32020, -32021, -32022: return 400
         case -32601: return 404
+        case RateLimited.code: return 429
         default: return 200
         }
     }

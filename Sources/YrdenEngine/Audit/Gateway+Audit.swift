@@ -1,0 +1,24 @@
+import YrdenAudit
+import YrdenProtocol
+
+extension Gateway {
+    /// Records an operator's change (an admin API request that is not a read) in the audit trail: who, the
+    /// HTTP method and path (which name the server, profile or tool changed), the status it was answered, and
+    /// how long it took. Never the body, which may hold secrets. Nothing without a trail.
+    package func recordAdminChange(user: String, method: String, path: String, status: Int, duration: Duration) {
+        guard let audit else { return }
+        var record: JSONObject = ["kind": "admin"]
+        record["user"] = .string(user)
+        record["method"] = .string(method)
+        record["path"] = .string(path)
+        record["status"] = .int(status)
+        record["outcome"] = status < 400 ? "ok" : "refused"
+        record["durationMs"] = .double((TokenBucket.seconds(duration) * 1e6).rounded() / 1e3)
+        audit.record(record)
+    }
+
+    /// Waits up to `deadline` for the audit lines recorded so far to be written: at shutdown.
+    package func flushAudit(within deadline: Duration = .seconds(3)) {
+        audit?.flush(within: deadline)
+    }
+}
