@@ -139,7 +139,8 @@ package struct YrdenApplication: Sendable {
                 host: config.gateway.listenHost,
                 port: config.gateway.listenPort,
                 maxBodyBytes: config.gateway.maxBodyBytes,
-                eventLoop: eventLoop
+                eventLoop: eventLoop,
+                trustedProxies: config.gateway.trustedProxies.compactMap(PeerNetwork.init(parsing:))
             ),
             logger: logger,
             handler: { await router.handle($0) }

@@ -10,6 +10,8 @@ import YrdenProtocol
 /// - `clientTokens` (array of non-empty strings, each `${VAR}` set; when any is given, `/mcp` requires
 ///   `Authorization: Bearer` with one)
 /// - `allowedOrigins` (array of `scheme://host[:port]`; default none)
+/// - `trustedProxies` (array of addresses or networks, `10.0.0.0/8`; default none): proxies in front of the
+///   gateway whose `X-Forwarded-For` names the client, for the bounds one client may hold
 /// - `maxBodyBytes` (integer, 1 to 1 GiB; default 16 MiB)
 /// - `dataDir` (non-empty string)
 /// - `publicURL` (absolute http/https URL)
@@ -24,14 +26,16 @@ import YrdenProtocol
 /// - `startupWait` (whole seconds, 0 to 300; default 5): how long the first `initialize` and lists wait for
 ///   every enabled server's first connection attempt; 0 answers at once
 /// - `console` (boolean; default true): serve the web console at `/`
+/// - `auth` (object, see ``decodeResourceAuth(_:)``): the gateway as an OAuth-protected resource
 /// - `appsListen` (`HOST:PORT`; default the listen host on the next port): the MCP Apps sandbox, an origin of
 ///   its own for the pages of apps the console runs
 extension ConfigDecoder {
     static let gatewayKeys = [
-        "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "maxBodyBytes", "dataDir",
+        "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "trustedProxies", "maxBodyBytes",
+        "dataDir",
         "publicURL", "replicaURL", "oauthCallback", "maxSessions", "maxSessionsPerClient", "sessionIdleTimeout",
         "startupWait",
-        "console", "appsListen",
+        "console", "appsListen", "auth",
     ]
 
     func decodeGateway(_ reader: JSONReader) -> GatewaySettings {
@@ -67,6 +71,14 @@ extension ConfigDecoder {
                 } else {
                     settings.allowedOrigins.append(origin)
                 }
+            }
+        }
+        for item in object["trustedProxies"]?.array() ?? [] {
+            guard let network = item.string() else { continue }
+            if let finding = ConfigRules.checkProxyNetwork(network) {
+                item.report(finding)
+            } else {
+                settings.trustedProxies.append(network)
             }
         }
         if let bytes = object["maxBodyBytes"]?.integer(
@@ -112,6 +124,7 @@ extension ConfigDecoder {
                 field.report(failure.message, fix: failure.fix)
             }
         }
+        if let auth = object["auth"] { settings.auth = decodeResourceAuth(auth) }
         if let enabled = object["console"]?.bool() {
             settings.console = enabled
         }

@@ -12,8 +12,12 @@ package struct GatewaySettings: Sendable, Hashable {
     package var adminToken: String?
     /// Bearer tokens MCP clients must present on `/mcp`; empty means the endpoint is open (to loopback).
     package var clientTokens: [String]
+    /// The gateway as an OAuth-protected resource (`gateway.auth`); `nil`: only `clientTokens`, if any.
+    package var auth: ResourceAuthSettings?
     /// Browser origins allowed to call the MCP endpoint, `scheme://host[:port]`.
     package var allowedOrigins: [String]
+    /// Proxies (addresses or networks) whose `X-Forwarded-For` names the client; none by default.
+    package var trustedProxies: [String] = []
     /// Largest request body accepted; bigger ones are answered with 413.
     package var maxBodyBytes: Int
     /// Where OAuth tokens and servers added at runtime are kept.

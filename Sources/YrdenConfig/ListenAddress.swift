@@ -107,7 +107,7 @@ package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `host` is an IPv6 address (no zone): eight groups, one `::`, or an IPv4 tail, as `inet_pton` reads.
-    private static func isIPv6(_ host: Substring) -> Bool {
+    static func isIPv6(_ host: Substring) -> Bool {
         guard host.contains(":"), host.utf8.count <= 45, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." })
         else { return false }
         var address = in6_addr()

@@ -41,6 +41,7 @@ package final class HTTPServer: Service, Sendable {
             maxBodyBytes: configuration.maxBodyBytes,
             requestTimeout: configuration.requestTimeout,
             eventLoop: configuration.eventLoop,
+            trustedProxies: configuration.trustedProxies,
             logger: logger,
             handler: handler
         )

@@ -29,6 +29,9 @@ package struct HTTPServerConfiguration: Sendable {
     package var connectionLimit: Int
     /// A loop to serve on instead of libmicrohttpd's own threads (`nil`: libmicrohttpd runs `threadPoolSize`).
     package var eventLoop: (any HTTPEventLoop)?
+    /// Proxies whose `X-Forwarded-For` names the client (``ForwardedClient``); none by default, so a header a
+    /// client writes itself is never believed.
+    package var trustedProxies: [PeerNetwork]
 
     package init(
         host: String = "127.0.0.1",
@@ -38,7 +41,8 @@ package struct HTTPServerConfiguration: Sendable {
         connectionTimeout: Int = 60,
         requestTimeout: Duration = .seconds(30),
         connectionLimit: Int = 32_768,
-        eventLoop: (any HTTPEventLoop)? = nil
+        eventLoop: (any HTTPEventLoop)? = nil,
+        trustedProxies: [PeerNetwork] = []
     ) {
         self.host = host
         self.port = port
@@ -48,6 +52,7 @@ package struct HTTPServerConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.connectionLimit = connectionLimit
         self.eventLoop = eventLoop
+        self.trustedProxies = trustedProxies
     }
 
     /// The number of cores the process may run on right now (at least 1).

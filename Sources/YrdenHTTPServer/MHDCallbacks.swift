@@ -38,7 +38,14 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     switch exchange.finalCall() {
     case .dispatch(let body):
         // The connection is suspended now; a handler task resumes it once it has answered.
-        let request = MHDRequest.read(connection, url: url, method: method, body: body)
+        var request = MHDRequest.read(connection, url: url, method: method, body: body)
+        if !core.trustedProxies.isEmpty {
+            request.peer = ForwardedClient.resolve(
+                peer: request.peer,
+                forwardedFor: request.headers.values(for: ForwardedClient.header),
+                trusting: core.trustedProxies
+            )
+        }
         core.dispatch(IncomingRequest(request: request, exchange: exchange))
         return .YES
     case .queue(let response):

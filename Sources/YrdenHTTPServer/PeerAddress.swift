@@ -11,8 +11,8 @@ import Darwin
 /// An IPv4 address and its IPv4-mapped IPv6 form are the same peer.
 package struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address as IPv6 (IPv4 mapped into `::ffff:0:0/96`), high and low halves in network order.
-    private let high: UInt64
-    private let low: UInt64
+    let high: UInt64
+    let low: UInt64
 
     /// The IPv4 address `a.b.c.d`.
     package init(ipv4 a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8) {
@@ -50,7 +50,25 @@ package struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private var isIPv4: Bool { high == 0 && low >> 32 == 0xffff }
+    /// The address written as text, IPv4 (`10.1.2.3`) or IPv6 (`2001:db8::1`, no brackets, no zone);
+    /// `nil` for anything else.
+    package init?(parsing text: some StringProtocol) {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let parsed = String(text).withCString { text in
+            bytes.withUnsafeMutableBytes { buffer in
+                if inet_pton(AF_INET, text, buffer.baseAddress) == 1 { return AF_INET }
+                if inet_pton(AF_INET6, text, buffer.baseAddress) == 1 { return AF_INET6 }
+                return -1
+            }
+        }
+        switch parsed {
+        case AF_INET: self.init(ipv4: bytes[0], bytes[1], bytes[2], bytes[3])
+        case AF_INET6: self.init(ipv6: bytes)
+        default: return nil
+        }
+    }
+
+    var isIPv4: Bool { high == 0 && low >> 32 == 0xffff }
 
     /// `127.0.0.1`, or IPv6 as eight groups of hex (`0:0:0:0:0:0:0:1`; no `::` shortening, which nothing
     /// here needs).

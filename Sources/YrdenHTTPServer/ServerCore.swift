@@ -88,6 +88,8 @@ final class ServerCore: Sendable {
     let loopWaker: LoopWaker?
     /// Every open connection, and the timer that closes those held without a complete request.
     let connections: ConnectionSweeper
+    /// Proxies whose `X-Forwarded-For` is believed (``ForwardedClient``).
+    let trustedProxies: [PeerNetwork]
     let handlers = HandlerTasks()
     private let handler: HTTPHandler
     private let locked = Mutex(Locked())
@@ -96,10 +98,12 @@ final class ServerCore: Sendable {
         maxBodyBytes: Int,
         requestTimeout: Duration,
         eventLoop: (any HTTPEventLoop)? = nil,
+        trustedProxies: [PeerNetwork] = [],
         logger: Logger,
         handler: @escaping HTTPHandler
     ) {
         self.maxBodyBytes = maxBodyBytes
+        self.trustedProxies = trustedProxies
         self.eventLoop = eventLoop
         self.loopWaker = eventLoop.map(LoopWaker.init)
         self.logger = logger

@@ -123,6 +123,18 @@ import Testing
         )
     }
 
+    @Test func trustedProxiesAreAddressesOrNetworks() throws {
+        let good = try Config.decode(#"{"gateway": {"trustedProxies": ["10.0.0.0/8", "127.0.0.1", "fd00::/8"]}}"#)
+        #expect(good.gateway.trustedProxies == ["10.0.0.0/8", "127.0.0.1", "fd00::/8"])
+        #expect(try Config.decode("{}").gateway.trustedProxies.isEmpty)
+        let bad = Config.problems(
+            #"{"gateway": {"trustedProxies": ["10.0.0.0/33", "proxy.local", "::1/129", "10.0.0.0/x", 7]}}"#
+        )
+        #expect(bad.map(\.path) == (0..<5).map { "gateway.trustedProxies[\($0)]" })
+        #expect(bad[0].message.contains("prefix length outside 0–32"))
+        #expect(bad[1].message.contains("not an IP address or network"))
+    }
+
     @Test func separatorAndBodyLimit() {
         #expect(Config.problems(#"{"gateway": {"toolSeparator": "/"}}"#).map(\.path) == ["gateway.toolSeparator"])
         #expect(

@@ -253,3 +253,36 @@ async def test_a_session_stays_on_its_replica_and_starts_again_elsewhere(replica
         new_id = next(e.session_minted for e in second.exchanges if e.rpc_method == "initialize")
         replicas_seen = {e.replica for e in second.exchanges if e.session_sent == new_id or e.session_minted}
         assert len(replicas_seen) == 1 and home_replica not in replicas_seen, replicas_seen
+
+
+async def test_clients_behind_the_balancer_are_told_apart_by_x_forwarded_for(replicas: ReplicasFactory, yrden) -> None:
+    """Behind HAProxy every connection comes from HAProxy's address: without ``trustedProxies`` the anonymous
+    clients behind it would be one client, sharing one ``maxSessionsPerClient``. With HAProxy trusted, the
+    address it appends to ``X-Forwarded-For`` is the client, and what a client writes there itself is not."""
+    config = {
+        "gateway": {"maxSessionsPerClient": 1, "trustedProxies": ["127.0.0.1"]},
+        "mcpServers": {"demo": {"command": str(yrden), "args": ["demo-server"]}},
+    }
+    group = replicas(config, n=1)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "xff", "version": "1"}},
+    }
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+    async def initialize(source: str, extra: dict[str, str] | None = None) -> httpx2.Response:
+        transport = httpx2.AsyncHTTPTransport(local_address=source)
+        async with httpx2.AsyncClient(transport=transport, timeout=30) as http:
+            return await http.post(group.url, json=body, headers={**headers, **(extra or {})})
+
+    first = await initialize("127.0.0.2")
+    assert first.status_code == 200, first.text[:300]
+    # Another address behind the same balancer is another client.
+    other = await initialize("127.0.0.3")
+    assert other.status_code == 200, f"a second client behind HAProxy was refused: {other.text[:300]}"
+    # The first client again, claiming to be someone else: HAProxy appends its real address, which is the client.
+    again = await initialize("127.0.0.2", {"X-Forwarded-For": "127.0.0.9"})
+    assert again.status_code == 503, f"HTTP {again.status_code}: {again.text[:300]}"
+    assert "gateway.maxSessionsPerClient" in again.text
