@@ -18,6 +18,7 @@ let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
 let metrics = Target.Dependency.product(name: "CoreMetrics", package: "swift-metrics")
 let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
 let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
@@ -94,6 +95,13 @@ let package = Package(
             dependencies: ["YrdenProtocol", "YrdenLineIO", crypto, metrics],
             swiftSettings: strict
         ),
+        /// The gateway as an OAuth-protected resource: access tokens checked (JWTs against the issuer's keys, opaque
+        /// ones by introspection), verdicts cached per token.
+        .target(
+            name: "YrdenResourceAuth",
+            dependencies: ["YrdenProtocol", crypto, cryptoExtras, httpClient, nioCore, nioHTTP1],
+            swiftSettings: strict
+        ),
         /// Upstream OAuth 2.1 client: discovery, registration, PKCE, exchange, refresh, callback router, token store.
         .target(
             name: "YrdenOAuth",
@@ -133,7 +141,7 @@ let package = Package(
             name: "YrdenFront",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenControl", "YrdenHTTPServer",
-                "YrdenExecution", "YrdenLineIO", "YrdenConsole", log, prometheus,
+                "YrdenExecution", "YrdenLineIO", "YrdenConsole", "YrdenResourceAuth", log, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -143,8 +151,8 @@ let package = Package(
             name: "YrdenApp",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer",
-                "YrdenAudit", "YrdenOAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState", log, lifecycle,
-                signals, httpClient, nioCore, nioHTTP1, prometheus,
+                "YrdenAudit", "YrdenOAuth", "YrdenResourceAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState", log,
+                lifecycle, signals, httpClient, nioCore, nioHTTP1, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -184,6 +192,11 @@ let package = Package(
         .testTarget(name: "YrdenSearchTests", dependencies: ["YrdenSearch"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig", "YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),
+        .testTarget(
+            name: "YrdenResourceAuthTests",
+            dependencies: ["YrdenResourceAuth", "YrdenProtocol", crypto, cryptoExtras],
+            swiftSettings: strict
+        ),
         .testTarget(name: "YrdenAuditTests", dependencies: ["YrdenAudit", "YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenSharedStateTests", dependencies: ["YrdenSharedState"], swiftSettings: strict),
         .testTarget(

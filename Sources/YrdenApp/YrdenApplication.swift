@@ -9,6 +9,7 @@ import YrdenControl
 import YrdenEngine
 import YrdenFront
 import YrdenHTTPServer
+import YrdenResourceAuth
 import YrdenTransport
 
 /// The composition root: a validated config becomes a running gateway, as one `ServiceGroup`.
@@ -125,6 +126,7 @@ package struct YrdenApplication: Sendable {
             metrics: metrics,
             appsSandboxPort: sandbox?.port,
             replicas: shared == nil ? nil : connector.httpClient.map { HTTPReplicaHandOff(client: $0, logger: logger) },
+            issuerHTTP: connector.httpClient.map { IssuerHTTP.live(client: $0) },
             logger: logger
         )
         // Every connection is a descriptor: the default soft limit would let one client's slow connections fill it.

@@ -13,6 +13,7 @@ extension ConfigDocument {
         if case .object(let gateway) = root["gateway"] {
             texts += [gateway["adminToken"]?.stringValue].compactMap { $0 }
             texts += gateway["clientTokens"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            texts += [gateway["auth"]?["introspection"]?["clientSecret"]?.stringValue].compactMap { $0 }
         }
         texts += [root["store"]?["postgres"]?.stringValue].compactMap { $0 }
         for name in profileNames {

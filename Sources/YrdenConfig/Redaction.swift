@@ -58,6 +58,14 @@ extension ConfigDocument {
         switch name {
         case "adminToken": redactedValue(item)
         case "clientTokens": item.arrayValue.map { .array($0.map(redactedValue)) } ?? redactedValue(item)
+        case "auth":
+            mappingMembers(of: item) { key, value in
+                key == "introspection"
+                    ? mappingMembers(of: value) { name, secret in
+                        name == "clientSecret" ? redactedValue(secret) : secret
+                    }
+                    : value
+            }
         default: item
         }
     }
@@ -96,6 +104,14 @@ extension ConfigDocument {
             sent.count == stored.count
         {
             gateway["clientTokens"] = .array(zip(sent, stored).map { isShownForm($0, of: $1) ? $1 : $0 })
+        }
+        if let sent = gateway["auth"]?["introspection"]?["clientSecret"],
+            let stored = old["auth"]?["introspection"]?["clientSecret"], isShownForm(sent, of: stored),
+            case .object(var auth) = gateway["auth"], case .object(var introspection) = auth["introspection"]
+        {
+            introspection["clientSecret"] = stored
+            auth["introspection"] = .object(introspection)
+            gateway["auth"] = .object(auth)
         }
         return .object(gateway)
     }

@@ -28,6 +28,7 @@ extension ConfigStore {
         if old.dataDir != new.dataDir { return "dataDir" }
         if old.publicURL != new.publicURL { return "publicURL" }
         if old.oauthCallback != new.oauthCallback { return "oauthCallback" }
+        if old.auth != new.auth { return "auth" }
         return nil
     }
 }

@@ -5,6 +5,7 @@ import YrdenControl
 import YrdenEngine
 import YrdenHTTPServer
 import YrdenProtocol
+import YrdenResourceAuth
 
 /// Sends each HTTP request to the endpoint that owns its path, once it passed the rules every path shares.
 ///
@@ -25,6 +26,8 @@ package struct FrontRouter: Sendable {
     let console: ConsoleEndpoint?
     /// Accepted on a profile's endpoint beside the profile's own tokens, as on `/mcp`.
     let adminToken: String?
+    /// With `gateway.auth`: access tokens checked, and the protected-resource metadata served.
+    let resourceGuard: ResourceGuard?
 
     package init(
         gateway: Gateway,
@@ -34,15 +37,24 @@ package struct FrontRouter: Sendable {
         metrics: PrometheusCollectorRegistry,
         appsSandboxPort: Int? = nil,
         replicas: (any ReplicaHandOff)? = nil,
+        issuerHTTP: IssuerHTTP? = nil,
         logger: Logger
     ) {
         hosts = HostPolicy(listenHost: settings.listenHost, publicURL: settings.publicURL)
         origins = OriginPolicy(allowed: settings.allowedOrigins)
+        resourceGuard = settings.auth.flatMap { auth in
+            issuerHTTP.map { ResourceGuard(settings: auth, http: $0, logger: logger) }
+        }
         mcp = MCPEndpoint(
             gateway: gateway,
             origins: origins,
-            clients: ClientTokenPolicy(clientTokens: settings.clientTokens, adminToken: settings.adminToken),
+            clients: ClientTokenPolicy(
+                clientTokens: settings.clientTokens,
+                adminToken: settings.adminToken,
+                guarded: resourceGuard != nil
+            ),
             replicas: replicas,
+            resourceGuard: resourceGuard,
             logger: logger
         )
         health = HealthEndpoint(gateway: gateway)
@@ -97,6 +109,8 @@ package struct FrontRouter: Sendable {
             return await serverEndpoint(request)
         case let path where path.hasPrefix(Self.profileEndpointPrefix):
             return await profileEndpoint(request)
+        case let path where path.hasPrefix(ResourceGuard.metadataPrefix):
+            return protectedResourceMetadata(request)
         case let path where console?.handles(path) == true:
             return console?.handle(request) ?? FrontResponses.notFound
         default:
@@ -152,7 +166,13 @@ package struct FrontRouter: Sendable {
         }
         var scoped = mcp.scoped(to: .profile(name))
         if !spec.clientTokens.isEmpty {
-            scoped = scoped.accepting(ClientTokenPolicy(clientTokens: spec.clientTokens, adminToken: adminToken))
+            scoped = scoped.accepting(
+                ClientTokenPolicy(
+                    clientTokens: spec.clientTokens,
+                    adminToken: adminToken,
+                    guarded: resourceGuard != nil
+                )
+            )
         }
         if endpoint == "/sse" || endpoint == "/messages" {
             return await legacy(
@@ -163,6 +183,25 @@ package struct FrontRouter: Sendable {
             )
         }
         return await scoped.handle(request)
+    }
+
+    /// RFC 9728 protected-resource metadata, with `gateway.auth`: `/.well-known/oauth-protected-resource` followed
+    /// by the path of `/mcp`, of a profile's endpoint or of a server's (or nothing, for the gateway's audience).
+    private func protectedResourceMetadata(_ request: HTTPRequest) -> HTTPResponse {
+        guard let resourceGuard else { return FrontResponses.notFound }
+        guard request.method == "GET" else { return FrontResponses.methodNotAllowed("GET") }
+        let path = String(request.path.dropFirst(ResourceGuard.metadataPrefix.count))
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let known: Bool =
+            switch parts.count {
+            case 1: path.isEmpty
+            case 2: path == "/mcp"
+            case 3: parts[1] == "mcp" && gateway.registry.profileSpec(parts[2]) != nil
+            case 4: parts[1] == "servers" && parts[3] == "mcp" && gateway.registry.spec(of: parts[2]) != nil
+            default: false
+            }
+        guard known else { return FrontResponses.notFound }
+        return FrontResponses.json(200, resourceGuard.metadata(path: path))
     }
 
     /// The legacy HTTP+SSE transport's two paths, under the MCP endpoint's access rules.

@@ -12,9 +12,13 @@ package struct ClientTokenPolicy: Sendable {
         self.tokens = tokens.map { (Array($0.utf8), Caller.clientToken($0)) }
     }
 
-    package init(clientTokens: [String], adminToken: String?) {
+    /// `clientTokens` and the admin token beside them; the admin token alone when `guarded` (the endpoint asks
+    /// for a token anyway: an access token of `gateway.auth`).
+    package init(clientTokens: [String], adminToken: String?, guarded: Bool = false) {
         var tokens = clientTokens.map { (bytes: Array($0.utf8), caller: Caller.clientToken($0)) }
-        if !tokens.isEmpty, let adminToken { tokens.append((Array(adminToken.utf8), Caller.admin(token: adminToken))) }
+        if !tokens.isEmpty || guarded, let adminToken {
+            tokens.append((Array(adminToken.utf8), Caller.admin(token: adminToken)))
+        }
         self.tokens = tokens
     }
 

@@ -14,6 +14,8 @@ package struct MCPEndpoint: Sendable {
     let gateway: Gateway
     let origins: OriginPolicy
     private(set) var clients: ClientTokenPolicy
+    /// With `gateway.auth`, what checks access tokens; `nil`: only `clients` decides.
+    let resourceGuard: ResourceGuard?
     let logger: Logger
     /// Where a retry of a call parked on another replica is handed; `nil` for a gateway on its own.
     let replicas: (any ReplicaHandOff)?
@@ -30,11 +32,13 @@ package struct MCPEndpoint: Sendable {
         origins: OriginPolicy,
         clients: ClientTokenPolicy = ClientTokenPolicy(tokens: []),
         replicas: (any ReplicaHandOff)? = nil,
+        resourceGuard: ResourceGuard? = nil,
         logger: Logger
     ) {
         self.gateway = gateway
         self.origins = origins
         self.clients = clients
+        self.resourceGuard = resourceGuard
         self.replicas = replicas
         self.logger = logger
     }
@@ -76,6 +80,9 @@ package struct MCPEndpoint: Sendable {
         guard origins.permits(request.headers["Origin"]) else {
             return .refused(FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: "Origin not allowed")))
         }
+        if let resourceGuard {
+            return await resourceGuard.admission(request.headers["Authorization"], path: resourcePath, tokens: clients)
+        }
         guard let caller = clients.caller(for: request.headers["Authorization"]) else {
             var response = FrontResponses.rpcError(
                 401,
@@ -85,6 +92,15 @@ package struct MCPEndpoint: Sendable {
             return .refused(response)
         }
         return .admitted(caller)
+    }
+
+    /// The path of this endpoint's MCP URL, whose resource URI an access token may be for.
+    var resourcePath: String {
+        switch scope {
+        case .gateway: "/mcp"
+        case .profile(let name): "/mcp/" + name
+        case .server(let id): "/servers/" + id + "/mcp"
+        }
     }
 
     /// The same endpoint for the clients of one server alone, or of a profile.

@@ -1,0 +1,182 @@
+import Synchronization
+import YrdenProtocol
+
+/// Checks the access tokens clients present to the gateway when it is an OAuth-protected resource
+/// (`gateway.auth`): JWTs against the issuer's key set, opaque tokens through its introspection endpoint.
+///
+/// A verdict is cached per token until the token expires (``VerdictCache``), so a client's next request costs a
+/// dictionary lookup, not a signature check. The key set is fetched once, and again only for a token signed with a
+/// key it lacks (a rotation), at most once per ``keyRefetchInterval``: a stream of tokens with made-up `kid`s
+/// cannot make the gateway hammer its issuer. Every fetch has a deadline (``IssuerHTTP``).
+package final class AccessTokenVerifier: Sendable {
+    package let rules: AccessTokenRules
+    let http: IssuerHTTP
+    /// `Authorization` for the introspection endpoint (HTTP Basic of the configured client); `nil`: opaque
+    /// tokens are not accepted.
+    let introspectionAuthorization: String?
+    let now: @Sendable () -> Double
+    let verdicts: VerdictCache
+
+    /// The shortest time between two fetches of the key set, after the first.
+    static let keyRefetchInterval: Double = 30
+
+    private struct Keys {
+        var metadata: IssuerMetadata?
+        var set = JSONWebKeySet()
+        /// When the key set was last asked for (successfully or not); `nil`: never.
+        var fetchedAt: Double?
+        /// The fetch in flight, which every request that needs it awaits: one fetch however many wait.
+        var fetching: Task<Void, Never>?
+    }
+
+    private let keys = Mutex(Keys())
+
+    package init(
+        rules: AccessTokenRules,
+        http: IssuerHTTP,
+        introspectionClient: (id: String, secret: String)? = nil,
+        maxCachedTokens: Int = 10_000,
+        now: @escaping @Sendable () -> Double
+    ) {
+        self.rules = rules
+        self.http = http
+        introspectionAuthorization = introspectionClient.map {
+            let pair = FormBody.escape($0.id) + ":" + FormBody.escape($0.secret)
+            return "Basic " + Base64.encode(Array(pair.utf8), urlSafe: false)
+        }
+        verdicts = VerdictCache(limit: maxCachedTokens)
+        self.now = now
+    }
+
+    /// The cached verdict of `token`, while it is good: the cost of a request whose token was seen before.
+    package func cached(_ token: String) -> VerifiedAccessToken? {
+        verdicts.lookup(token, now: now(), skew: rules.skew)
+    }
+
+    /// `token` checked, from the cache when it was checked before; the audience is the caller's to check.
+    package func verify(_ token: String) async -> Result<VerifiedAccessToken, TokenRejection> {
+        if let verdict = cached(token) { return .success(verdict) }
+        do throws(TokenRejection) {
+            let verdict =
+                JSONWebToken.looksLikeJWT(token) ? try await verifyJWT(token) : try await introspect(token)
+            verdicts.store(token, verdict, now: now())
+            return .success(verdict)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func verifyJWT(_ token: String) async throws(TokenRejection) -> VerifiedAccessToken {
+        let jwt = try JSONWebToken(token)
+        // The algorithm first: a token that says `none` or HS256 is refused before any key is looked for.
+        guard rules.algorithms.contains(jwt.algorithm) else {
+            throw .algorithmNotAllowed(jwt.algorithm.isEmpty ? "(empty)" : String(jwt.algorithm.prefix(16)))
+        }
+        let key = try await key(for: jwt)
+        try JSONWebKeySet.verify(jwt, with: key, allowed: rules.algorithms)
+        return try rules.check(jwt.claims, now: now(), requireExpiry: true)
+    }
+
+    /// The key that signed `jwt`: from the key set held, else from a fresh one when a fetch is allowed now.
+    private func key(for jwt: JSONWebToken) async throws(TokenRejection) -> JSONWebKeySet.Key {
+        if let key = keys.withLock({ $0.set.key(for: jwt) }) { return key }
+        try await refreshKeys()
+        guard let key = keys.withLock({ $0.set.key(for: jwt) }) else { throw .unknownKey }
+        return key
+    }
+
+    /// Fetches the key set unless it was asked for within ``keyRefetchInterval`` (a failed first attempt is
+    /// retried after 5 s); joins a fetch already running.
+    private func refreshKeys() async throws(TokenRejection) {
+        let time = now()
+        let task = keys.withLock { keys -> Task<Void, Never>? in
+            if let running = keys.fetching { return running }
+            let wait = keys.set.keys.isEmpty ? 5 : Self.keyRefetchInterval
+            if let last = keys.fetchedAt, time - last < wait { return nil }
+            keys.fetchedAt = time
+            // Unstructured: shared by every request that waits for the keys, so no one request's cancellation
+            // may end it; it ends by itself within the fetches' deadlines.
+            let fetch = Task { await self.fetchKeys() }
+            keys.fetching = fetch
+            return fetch
+        }
+        guard let task else {
+            if keys.withLock({ $0.set.keys.isEmpty }) { throw .issuerUnavailable("the key set could not be read") }
+            return
+        }
+        await task.value
+    }
+
+    private func fetchKeys() async {
+        defer { keys.withLock { $0.fetching = nil } }
+        guard let metadata = try? await metadata(), let url = metadata.keySetURL,
+            let answer = try? await http.send(IssuerHTTP.Request(url: url)), answer.status == 200,
+            let document = try? JSONValue.parse(answer.body), let set = JSONWebKeySet(json: document)
+        else { return }
+        keys.withLock { $0.set = set }
+    }
+
+    /// The issuer's metadata, read once and kept.
+    private func metadata() async throws(TokenRejection) -> IssuerMetadata {
+        if let known = keys.withLock({ $0.metadata }) { return known }
+        let fetched = try await IssuerMetadata.fetch(issuer: rules.issuer, http: http)
+        keys.withLock { $0.metadata = fetched }
+        return fetched
+    }
+
+    /// RFC 7662: asks the issuer about an opaque token.
+    private func introspect(_ token: String) async throws(TokenRejection) -> VerifiedAccessToken {
+        guard let authorization = introspectionAuthorization else {
+            throw .malformed("not a JWT, and no introspection client is configured")
+        }
+        guard token.utf8.count <= JSONWebToken.maxLength else { throw .malformed("too long") }
+        guard let url = try await metadata().introspectionURL else {
+            throw .issuerUnavailable("the issuer's metadata names no introspection_endpoint")
+        }
+        let request = IssuerHTTP.Request(
+            url: url,
+            form: [("token", token), ("token_type_hint", "access_token")],
+            authorization: authorization
+        )
+        guard let answer = try? await http.send(request) else {
+            throw .issuerUnavailable("\(url) could not be reached")
+        }
+        guard answer.status == 200, let claims = (try? JSONValue.parse(answer.body))?.objectValue else {
+            throw .issuerUnavailable("\(url) answered \(answer.status)")
+        }
+        guard claims["active"]?.boolValue == true else { throw .inactive }
+        return try rules.check(claims, now: now(), requireExpiry: false)
+    }
+}
+
+/// Verdicts by token, each until its token's expiry; at most `limit` (past it, the expired ones go, then
+/// arbitrary ones: a cache miss only costs a verification again).
+final class VerdictCache: Sendable {
+    let limit: Int
+    private let entries = Mutex<[String: VerifiedAccessToken]>([:])
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    var count: Int { entries.withLock { $0.count } }
+
+    func lookup(_ token: String, now: Double, skew: Double) -> VerifiedAccessToken? {
+        entries.withLock { entries in
+            guard let verdict = entries[token] else { return nil }
+            guard now < verdict.expiresAt + skew else {
+                entries[token] = nil
+                return nil
+            }
+            return verdict
+        }
+    }
+
+    func store(_ token: String, _ verdict: VerifiedAccessToken, now: Double) {
+        entries.withLock { entries in
+            if entries.count >= limit, entries[token] == nil {
+                entries = entries.filter { $0.value.expiresAt > now }
+                while entries.count >= limit, let some = entries.keys.first { entries[some] = nil }
+            }
+            entries[token] = verdict
+        }
+    }
+}
