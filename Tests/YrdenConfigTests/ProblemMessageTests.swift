@@ -28,9 +28,9 @@ import Testing
         #expect(
             lines(#"{"gateway": {"colour": "blue"}}"#) == [
                 #"test.json: gateway.colour: unknown key "colour" — remove it; known keys here: listen, "#
-                    + "toolSeparator, adminToken, clientTokens, allowedOrigins, maxBodyBytes, dataDir, publicURL, replicaURL, "
-                    + "oauthCallback, maxSessions, maxSessionsPerClient, sessionIdleTimeout, startupWait, console, "
-                    + "appsListen"
+                    + "toolSeparator, adminToken, clientTokens, allowedOrigins, trustedProxies, maxBodyBytes, dataDir, "
+                    + "publicURL, replicaURL, oauthCallback, maxSessions, maxSessionsPerClient, sessionIdleTimeout, "
+                    + "startupWait, console, appsListen, auth"
             ]
         )
     }
