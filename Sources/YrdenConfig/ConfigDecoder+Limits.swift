@@ -7,7 +7,7 @@ import YrdenProtocol
 /// - `users`, `profiles` (user name or profile name → bucket): instead of `user` or `profile` for those named;
 ///   a profile must exist
 /// - `tools` (tool name on `/mcp` → bucket): each user's calls of that tool
-/// - `maxBuckets` (integer, 100 to 1,000,000; default 10,000)
+/// - `maxBuckets` (integer, 100 to 100,000; default 10,000): a sweep at the bound walks them all, on the loop
 ///
 /// A bucket is `{"rate": N, "burst": M}`: `rate` tokens a second (greater than 0, fractions allowed, at most
 /// 1,000,000), `burst` (whole, 1 to 1,000,000; default the rate rounded up, at least 1).

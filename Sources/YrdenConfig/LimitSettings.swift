@@ -39,7 +39,7 @@ package struct LimitSettings: Sendable, Hashable {
     package var maxBuckets = LimitSettings.defaultMaxBuckets
 
     package static let defaultMaxBuckets = 10_000
-    static let maxBucketsRange = 100...1_000_000
+    static let maxBucketsRange = 100...100_000
 
     package init() {}
 

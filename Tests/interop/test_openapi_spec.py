@@ -56,6 +56,7 @@ BEYOND_JSON_SCHEMA = (
     "contains the tool separator",  # the schema encodes the default separator only
     "there is no server",  # a profile's servers are servers of the document
     "are both renamed",  # a profile's new names are unique
+    "there is no profile",  # limits.profiles name profiles of the document
 )
 
 
