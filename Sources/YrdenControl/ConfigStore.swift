@@ -239,6 +239,9 @@ package actor ConfigStore {
         if let field = Self.changedGatewayField(gateway.settings, config.gateway) {
             throw .conflict("gateway.\(field) cannot change while the gateway runs; edit the file and restart it")
         }
+        if config.audit.file != gateway.auditFile {
+            throw .conflict("audit.file cannot change while the gateway runs; edit the file and restart it")
+        }
         try check(expected, against: versions.documentTag)
         try await commit(next)
         await gateway.registry.setProfiles(config.profiles)
@@ -273,6 +276,9 @@ package actor ConfigStore {
         do { config = try next.decoded(environment: environment, source: source) } catch { throw .invalid(error) }
         if let field = Self.changedGatewayField(gateway.settings, config.gateway) {
             logger.warning("gateway.\(field) changed in \(source); it takes effect after a restart")
+        }
+        if config.audit.file != gateway.auditFile {
+            logger.warning("audit.file changed in \(source); it takes effect after a restart")
         }
         if let versions { adopt(next, versions: versions) } else { adopt(next) }
         await gateway.registry.setProfiles(config.profiles)

@@ -171,3 +171,14 @@ async def test_a_trail_that_cannot_be_opened_stops_the_start(yrden, tmp_path):
     )
     assert result.returncode == 2, result.stderr
     assert "audit" in result.stderr and "missing-dir" in result.stderr
+
+
+async def test_moving_the_trail_through_the_api_is_refused_as_it_takes_a_restart(gw):
+    headers = {"Authorization": f"Bearer {ADMIN}"}
+    async with httpx2.AsyncClient(base_url=f"{gw.base}/api/v1", headers=headers, timeout=30) as admin:
+        document = (await admin.get("/config")).json()
+        document["audit"]["file"] = str(gw.workdir / "elsewhere.jsonl")
+        refused = await admin.put("/config", json=document)
+    assert refused.status_code == 409, refused.text
+    assert "audit.file" in refused.json()["detail"]
+    wait_for_line(audit_file(gw), "the refused PUT's line", kind="admin", path="/api/v1/config", status=409)

@@ -17,6 +17,10 @@ extension Gateway {
         audit.record(record)
     }
 
+    /// The audit trail's file this gateway writes; `nil` without a trail. Set at start: a reload that changes
+    /// it is told it takes a restart.
+    package var auditFile: String? { audit?.path }
+
     /// Waits up to `deadline` for the audit lines recorded so far to be written: at shutdown.
     package func flushAudit(within deadline: Duration = .seconds(3)) {
         audit?.flush(within: deadline)
