@@ -1,10 +1,13 @@
 import YrdenProtocol
 
-/// `profiles`: profile name → `{"servers", "tools", "rename", "descriptions", "toolMode", "clientTokens"}`, every
+/// `profiles`: profile name → `{"servers", "tools", "rename", "descriptions", "toolMode", "clientTokens", "users",
+/// "groups"}`, every
 /// key optional. Names are checked like server ids (they are URL path segments); servers must exist; a new name
 /// in `rename` must be one hosts accept and may not be given twice, since one of the two tools would vanish.
 extension ConfigDecoder {
-    static let profileKeys = ["servers", "tools", "rename", "descriptions", "toolMode", "clientTokens"]
+    static let profileKeys = [
+        "servers", "tools", "rename", "descriptions", "toolMode", "clientTokens", "users", "groups",
+    ]
 
     func decodeProfiles(_ reader: JSONReader, servers: [ServerSpec]) -> [ProfileSpec] {
         guard let entries = reader.entries() else { return [] }
@@ -67,6 +70,11 @@ extension ConfigDecoder {
         }
         if let tokens = object["clientTokens"]?.tokens("a client token") {
             profile.clientTokens = tokens
+        }
+        // Grants: who may use the profile (see ``ProfileSpec/users``).
+        if let users = object["users"]?.array() { profile.users = users.compactMap { $0.nonEmptyString("a user") } }
+        if let groups = object["groups"]?.array() {
+            profile.groups = groups.compactMap { $0.nonEmptyString("a group") }
         }
         return profile
     }

@@ -24,6 +24,13 @@ package struct ProfileSpec: Sendable, Hashable {
     package var toolMode: ToolMode
     /// Bearer tokens this profile's endpoint accepts (the admin token too); empty: the gateway's `clientTokens`.
     package var clientTokens: [String]
+    /// Who may use the profile, by user (a token's `sub`, or a static token's `token:<8 hex>`) or by group; both
+    /// empty: every caller the endpoint admits.
+    package var users: [String] = []
+    package var groups: [String] = []
+
+    /// Whether the profile is granted to some users or groups only.
+    package var isRestricted: Bool { !users.isEmpty || !groups.isEmpty }
 
     package init(
         name: String,

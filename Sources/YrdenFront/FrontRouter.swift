@@ -174,6 +174,7 @@ package struct FrontRouter: Sendable {
                 )
             )
         }
+        if spec.isRestricted { scoped = scoped.granting(ProfileGrants(users: spec.users, groups: spec.groups)) }
         if endpoint == "/sse" || endpoint == "/messages" {
             return await legacy(
                 request,

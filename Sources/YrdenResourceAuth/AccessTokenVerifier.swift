@@ -18,7 +18,7 @@ package final class AccessTokenVerifier: Sendable {
     let verdicts: VerdictCache
 
     /// The shortest time between two fetches of the key set, after the first.
-    static let keyRefetchInterval: Double = 30
+    static let keyRefetchInterval: Double = 10
 
     private struct Keys {
         var metadata: IssuerMetadata?

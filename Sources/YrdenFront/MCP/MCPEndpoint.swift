@@ -16,6 +16,8 @@ package struct MCPEndpoint: Sendable {
     private(set) var clients: ClientTokenPolicy
     /// With `gateway.auth`, what checks access tokens; `nil`: only `clients` decides.
     let resourceGuard: ResourceGuard?
+    /// A profile's grants (its `users` and `groups`); `nil`: every admitted caller may use the endpoint.
+    var grants: ProfileGrants?
     let logger: Logger
     /// Where a retry of a call parked on another replica is handed; `nil` for a gateway on its own.
     let replicas: (any ReplicaHandOff)?
@@ -80,9 +82,26 @@ package struct MCPEndpoint: Sendable {
         guard origins.permits(request.headers["Origin"]) else {
             return .refused(FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: "Origin not allowed")))
         }
+        let admission: Admission
         if let resourceGuard {
-            return await resourceGuard.admission(request.headers["Authorization"], path: resourcePath, tokens: clients)
+            admission = await resourceGuard.admission(
+                request.headers["Authorization"],
+                path: resourcePath,
+                tokens: clients
+            )
+        } else {
+            admission = clientTokenAdmission(request)
         }
+        guard case .admitted(let caller) = admission, let grants, !grants.permits(caller) else { return admission }
+        return .refused(
+            FrontResponses.rpcError(
+                403,
+                JSONRPCError(code: -32000, message: "this profile is not granted to \(caller.user)")
+            )
+        )
+    }
+
+    private func clientTokenAdmission(_ request: HTTPRequest) -> Admission {
         guard let caller = clients.caller(for: request.headers["Authorization"]) else {
             var response = FrontResponses.rpcError(
                 401,
@@ -107,6 +126,13 @@ package struct MCPEndpoint: Sendable {
     package func scoped(to scope: CatalogScope) -> MCPEndpoint {
         var endpoint = self
         endpoint.scope = scope
+        return endpoint
+    }
+
+    /// The same endpoint, granted only to some users or groups (a profile's).
+    package func granting(_ grants: ProfileGrants) -> MCPEndpoint {
+        var endpoint = self
+        endpoint.grants = grants
         return endpoint
     }
 
