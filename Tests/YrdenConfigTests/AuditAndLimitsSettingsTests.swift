@@ -54,3 +54,28 @@ import YrdenProtocol
         #expect(unknownProfile.first?.message.contains("no profile") == true)
     }
 }
+
+/// With a store, each replica keeps its own trail: `audit` stays out of the shared document, and each replica
+/// runs the shared one with its own `audit` put back; `limits` are shared like the rest.
+@Suite struct AuditWithAStoreTests {
+    @Test func eachReplicaKeepsItsOwnAuditAndSharesItsLimits() throws {
+        let local = try ConfigDocument(
+            parsing: Array(
+                #"""
+                {"store": {"postgres": "postgres://u:${PW}@db/x"},
+                 "audit": {"file": "/var/log/replica1/audit.jsonl"},
+                 "limits": {"user": {"rate": 5}},
+                 "mcpServers": {"a": {"command": "a"}}}
+                """#.utf8
+            ),
+            source: "test"
+        )
+        let shared = local.sharedPart
+        #expect(shared.json["audit"] == nil)
+        #expect(shared.json["limits"] == local.json["limits"])
+        let otherReplica = ConfigDocument(["audit": ["file": "/var/log/replica2/audit.jsonl"]])
+        let running = shared.withReplicaSettings(of: otherReplica)
+        #expect(running.json["audit"] == ["file": "/var/log/replica2/audit.jsonl"])
+        #expect(running.json["limits"] == local.json["limits"])
+    }
+}
