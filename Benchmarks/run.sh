@@ -11,7 +11,8 @@
 # and full-listing figures, over FLEET_LISTINGS (default 50) whole listings. The tool search index of search mode
 # is measured in process (yrden-search-bench). Ends with the HTTP-upstream rows (http_upstream.sh), then the
 # budgets, then the event loop's figures under the heavy operator paths against theirs (loop_lag.sh).
-# Between the HTTP-upstream rows and the budgets: 3 replicas behind HAProxy against one gateway (replicas.sh).
+# Between the HTTP-upstream rows and the budgets: 3 replicas behind HAProxy against one gateway (replicas.sh), and
+# what an OAuth access token costs over a static client token (resource_auth.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 LIST_CALLS=${LIST_CALLS:-300}
@@ -236,6 +237,8 @@ echo
 "$ROOT/Benchmarks/http_upstream.sh"
 echo
 "$ROOT/Benchmarks/replicas.sh"
+echo
+"$ROOT/Benchmarks/resource_auth.sh"
 
 # within MEASURED OP LIMIT -> yes / no (n/a when nothing was measured)
 within() {

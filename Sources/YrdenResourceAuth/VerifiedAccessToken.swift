@@ -16,9 +16,9 @@ package struct VerifiedAccessToken: Sendable, Hashable {
         self.expiresAt = expiresAt
     }
 
-    /// Whether the token was issued for one of `resources` (an introspection answer without `aud` is for the
-    /// issuer to judge, and was).
-    package func isFor(any resources: Set<String>) -> Bool {
-        audiences.isEmpty || audiences.contains(where: resources.contains)
+    /// Whether the token was issued for `resource` or `other` (an introspection answer without `aud` is for the
+    /// issuer to judge, and was). Two strings, not a set: this runs on every request.
+    package func isFor(_ resource: String, or other: String) -> Bool {
+        audiences.isEmpty || audiences.contains { $0 == resource || $0 == other }
     }
 }

@@ -14,9 +14,12 @@ package struct ResourceGuard: Sendable {
     let settings: ResourceAuthSettings
     let verifier: AccessTokenVerifier
     let logger: Logger
+    /// `settings.origin`, worked out once: every request's resource URI starts with it.
+    let origin: String
 
     package init(settings: ResourceAuthSettings, http: IssuerHTTP, logger: Logger) {
         self.settings = settings
+        origin = settings.origin
         let introspection = settings.introspectionClientID.flatMap { id in
             settings.introspectionClientSecret.map { (id: id, secret: $0) }
         }
@@ -59,7 +62,7 @@ package struct ResourceGuard: Sendable {
             logger.info("access token refused", metadata: ["reason": "\(rejection.message)", "path": "\(path)"])
             return .refused(challenge(path, status: 401, error: "invalid_token", message: rejection.message))
         }
-        guard verdict.isFor(any: [settings.audience, settings.resource(forPath: path)]) else {
+        guard verdict.isFor(settings.audience, or: origin + path) else {
             let message = TokenRejection.wrongAudience.message
             return .refused(challenge(path, status: 401, error: "invalid_token", message: message))
         }
