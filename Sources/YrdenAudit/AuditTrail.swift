@@ -43,15 +43,27 @@ package final class AuditTrail: Sendable {
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let writer: WriterState
+    private let queueBound: Int
     package let path: String
 
     /// Opens `path` (continuing its chain) and starts the writer thread. Throws when the file cannot be opened
     /// or no thread can be started: a gateway asked to audit does not run without its trail.
-    package init(path: String, maxBytes: Int, keep: Int) throws(AuditFileError) {
+    package convenience init(path: String, maxBytes: Int, keep: Int) throws(AuditFileError) {
+        try self.init(path: path, maxBytes: maxBytes, keep: keep, queueBound: Self.maxQueued)
+        try startWriter()
+    }
+
+    /// A trail whose writer is started by ``startWriter()``: tests fill its queue first.
+    init(path: String, maxBytes: Int, keep: Int, queueBound: Int) throws(AuditFileError) {
         self.path = path
+        self.queueBound = queueBound
         var file = AuditFile(path: path, maxBytes: maxBytes, keep: keep)
         let chain = try file.open()
         writer = WriterState(file: file, chain: chain)
+    }
+
+    /// Starts the writer thread (once).
+    func startWriter() throws(AuditFileError) {
         do {
             try DetachedThread.start(name: "yrden-audit", stackBytes: 128 * 1024) { [self] in
                 while true { writeNext() }
@@ -67,7 +79,7 @@ package final class AuditTrail: Sendable {
         stamped["time"] = .string(RFC3339.string(epochSeconds: Self.now(), fractionDigits: 3))
         for (key, value) in record { stamped[key] = Self.capped(value) }
         let wakeWriter = queue.withLock { queue -> Bool? in
-            guard queue.records.count < Self.maxQueued else {
+            guard queue.records.count < queueBound else {
                 queue.lostToQueue += 1
                 return nil
             }

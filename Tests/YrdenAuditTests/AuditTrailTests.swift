@@ -89,3 +89,24 @@ import YrdenProtocol
         }
     }
 }
+
+/// A full queue loses records, never waits: the trail says how many in a line of its own, in the chain.
+@Suite struct AuditTrailQueueTests {
+    @Test func recordsThatFindTheQueueFullAreLostAndTheTrailSaysSo() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let trail = try AuditTrail(path: scratch.file("audit.jsonl"), maxBytes: 1 << 20, keep: 1, queueBound: 3)
+        for index in 0..<5 { trail.record(["kind": "mcp", "n": .int(index)]) }
+        #expect(trail.waiting == 3)
+        try trail.startWriter()
+        trail.flush()
+        let written = try scratch.read("audit.jsonl")
+        let parsed = try lines(written).map { try JSONValue.parse($0) }
+        #expect(parsed.count == 4)
+        #expect(parsed[0]["kind"] == "lost" && parsed[0]["count"] == .int(2) && parsed[0]["reason"] == "queue_full")
+        #expect(parsed[1...].map { $0["n"] } == [.int(0), .int(1), .int(2)])
+        var verifier = AuditVerifier()
+        let result = verifier.check(contents: written, file: "audit.jsonl")
+        #expect(result == nil)
+    }
+}
