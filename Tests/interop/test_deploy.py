@@ -103,6 +103,14 @@ class Dockerfile:
                 stages.append(list(stages[parent]) if parent is not None else [])
                 if len(words) == 3 and words[1].upper() == "AS":
                     names[words[2].lower()] = len(stages) - 1
+            if instruction == "COPY" and stages:
+                # A whole earlier stage's root laid out by slim-root (COPY --from=built-root /image /) brings the
+                # files that stage copied in: slim-root keeps each of them (the binary, the seed script, the config).
+                words = rest.split()
+                source_stage = next((w.split("=", 1)[1].lower() for w in words if w.startswith("--from=")), None)
+                if source_stage in names and words[-1] == "/":
+                    stages[-1] += [step for step in stages[names[source_stage]] if step[0] == "COPY"]
+                    continue
             if stages:
                 stages[-1].append((instruction, rest.strip()))
         runtime = stages[-1]
