@@ -144,8 +144,9 @@ async def test_the_metadata_document_is_the_client_where_the_server_takes_one(
     # A refresh is made as the same client: the peer reads the document again and issues to it.
     assert peer.expire_access_tokens() >= 1
     assert (await whoami(gw))["client_id"] == document_server.url
+    # (The peer refreshes only for the client the tokens were issued to: a refresh as another would fail.)
     stats = peer.stats()
-    assert stats["refreshes"] == 1 and stats["last_mcp_authorization"]["grant"] == "refresh_token"
+    assert stats["refreshes"] >= 1 and stats["token_requests"]["refresh_token"].get("failed", 0) == 0, stats
     assert leaked_secrets(gw.log_text(), peer.all_secret_values()) == []
 
 
