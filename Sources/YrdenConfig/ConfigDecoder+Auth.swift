@@ -2,31 +2,34 @@ import YrdenProtocol
 
 /// The `auth` object of a remote server.
 ///
-/// Keys: `type` (required: `"oauth"` or `"none"`); with `"oauth"`, optionally `scopes` (array of strings),
-/// `clientId`, `clientSecret` (strings; a secret needs an id), `redirectPort` (1–65535) and `clientMetadataURL`
-/// (the https URL, with a path, of the gateway's client ID metadata document). With `"none"` the
-/// other keys are problems, since they would suggest OAuth happens when it does not.
+/// Keys: `type` (required: `"oauth"`, `"tokenExchange"`, `"forward"` or `"none"`); with `"oauth"`, optionally
+/// `scopes` (array of strings),
+/// `clientId`, `clientSecret` (strings; a secret needs an id), `redirectPort` (1–65535), `clientMetadataURL`
+/// (the https URL, with a path, of the gateway's client ID metadata document) and `perUser` (a boolean: one
+/// sign-in per Yrden user). `"tokenExchange"` is decoded in
+/// `ConfigDecoder+TokenExchange`; `"forward"` takes no other key. Keys of another type are problems, since they
+/// would suggest something happens that does not.
 extension ConfigDecoder {
-    static let authTypes = ["oauth", "none"]
+    static let authTypes = ["oauth", "tokenExchange", "forward", "none"]
 
     func decodeAuth(_ reader: JSONReader) -> AuthSpec {
-        guard let object = reader.object(known: OAuthSpec.keys) else { return .none }
+        let known = OAuthSpec.keys + TokenExchangeSpec.keys.filter { !OAuthSpec.keys.contains($0) }
+        guard let object = reader.object(known: known) else { return .none }
         guard let typeField = object["type"] else {
             object.report("\"auth\" has no \"type\"", fix: "add \"type\": \"oauth\" or \"type\": \"none\"")
             return .none
         }
         guard let type = typeField.string() else { return .none }
         switch type {
-        case "none":
-            for key in OAuthSpec.keys.dropFirst() {
-                object[key]?.report(
-                    "\"\(key)\" applies only to \"type\": \"oauth\"",
-                    fix: "remove it, or set \"type\": \"oauth\""
-                )
-            }
-            return .none
+        case "none", "forward":
+            refuseKeys(known.dropFirst(), in: object, type: type)
+            return type == "none" ? .none : .forward
         case "oauth":
+            refuseKeys(known.filter { !OAuthSpec.keys.contains($0) }, in: object, type: type)
             return .oauth(decodeOAuth(object))
+        case "tokenExchange":
+            refuseKeys(known.filter { !TokenExchangeSpec.keys.contains($0) }, in: object, type: type)
+            return decodeTokenExchange(object).map(AuthSpec.tokenExchange) ?? .none
         default:
             typeField.report(
                 "unknown auth type \(type.quoted)",
@@ -36,8 +39,18 @@ extension ConfigDecoder {
         }
     }
 
-    private func decodeOAuth(_ object: ObjectReader) -> OAuthSpec {
-        var spec = OAuthSpec()
+    /// Keys of another auth type are problems: they would suggest something happens that does not.
+    private func refuseKeys(_ keys: some Sequence<String>, in object: ObjectReader, type: String) {
+        for key in keys {
+            object[key]?.report(
+                "\"\(key)\" does not apply to \"type\": \(type.quoted)",
+                fix: "remove it, or set the \"type\" it belongs to"
+            )
+        }
+    }
+
+    func decodeScopes(_ object: ObjectReader) -> [String] {
+        var scopes: [String] = []
         for item in object["scopes"]?.array() ?? [] {
             guard let scope = item.nonEmptyString("the scope") else { continue }
             if scope.contains(where: \.isWhitespace) {
@@ -47,8 +60,14 @@ extension ConfigDecoder {
                 )
                 continue
             }
-            spec.scopes.append(scope)
+            scopes.append(scope)
         }
+        return scopes
+    }
+
+    private func decodeOAuth(_ object: ObjectReader) -> OAuthSpec {
+        var spec = OAuthSpec()
+        spec.scopes = decodeScopes(object)
         spec.clientId = object["clientId"]?.nonEmptyString("clientId")
         spec.clientSecret = object["clientSecret"]?.nonEmptyString("clientSecret")
         if spec.clientSecret != nil, !object.contains("clientId") {
@@ -58,6 +77,7 @@ extension ConfigDecoder {
             )
         }
         spec.redirectPort = object["redirectPort"]?.integer(in: 1...65535, fix: "use a port from 1 to 65535")
+        spec.perUser = object["perUser"]?.bool() ?? false
         if let field = object["clientMetadataURL"], let url = field.nonEmptyString("clientMetadataURL") {
             if let finding = Self.checkClientMetadataURL(url) {
                 field.report(finding.message, fix: finding.fix)

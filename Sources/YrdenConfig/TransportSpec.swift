@@ -23,6 +23,19 @@ package enum TransportSpec: Sendable, Hashable {
 package enum AuthSpec: Sendable, Hashable {
     case none
     case oauth(OAuthSpec)
+    /// Each call carries a token exchanged for its caller's (the connection itself goes with `headers` only).
+    case tokenExchange(TokenExchangeSpec)
+    /// Each call carries its caller's own bearer token, as presented to the gateway: only where the config
+    /// says so (`"type": "forward"`), never by default.
+    case forward
+
+    /// Whether calls carry a credential of their caller's rather than the server's connection's.
+    package var isPerCaller: Bool {
+        switch self {
+        case .tokenExchange, .forward: true
+        case .none, .oauth: false
+        }
+    }
 }
 
 /// OAuth 2.1 settings for one server; everything optional because discovery and dynamic client registration
@@ -37,6 +50,9 @@ package struct OAuthSpec: Sendable, Hashable {
     /// The URL of the gateway's client ID metadata document, used as client_id where the authorization
     /// server takes one (CIMD); after `clientId`, before dynamic registration.
     package var clientMetadataURL: String?
+    /// One sign-in per Yrden user (`perUser`): each user's calls carry that user's own token; the server's
+    /// connection (handshake, lists) keeps the server's one sign-in.
+    package var perUser: Bool = false
 
     package init(
         scopes: [String] = [],
@@ -52,5 +68,5 @@ package struct OAuthSpec: Sendable, Hashable {
         self.clientMetadataURL = clientMetadataURL
     }
 
-    static let keys = ["type", "scopes", "clientId", "clientSecret", "redirectPort", "clientMetadataURL"]
+    static let keys = ["type", "scopes", "clientId", "clientSecret", "redirectPort", "clientMetadataURL", "perUser"]
 }

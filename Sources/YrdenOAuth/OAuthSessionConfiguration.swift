@@ -1,3 +1,5 @@
+import Crypto
+
 /// What one server's OAuth needs to know, mapped from its config entry by the engine.
 package struct OAuthSessionConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// The server id; names the stored files and every flow.
@@ -35,6 +37,14 @@ package struct OAuthSessionConfiguration: Sendable, Hashable, CustomStringConver
         self.clientSecret = clientSecret
         self.clientName = clientName
         self.clientMetadataURL = clientMetadataURL
+    }
+
+    /// The server id one user's own sign-in to server `server` is stored and shown under (`perUser`):
+    /// `<server>.user-<16 hex>`, the first 8 bytes of the user's SHA-256, since a user name may hold characters
+    /// a secret's name may not, and need not show in file names.
+    package static func perUserID(server: String, user: String) -> String {
+        let digest = SHA256.hash(data: Array(user.utf8)).prefix(8)
+        return server + ".user-" + digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     /// Everything but the client secret.

@@ -30,6 +30,11 @@ package final class OAuthCredentials: UpstreamCredentials {
     }
 
     private let sessions = Mutex<[String: Entry]>([:])
+    /// The per-user sign-ins of `perUser` servers, by their own server id (`OAuthSessionConfiguration.perUserID`):
+    /// at most ``maxUserSessions``.
+    let userSessions = Mutex<[String: (configuration: OAuthSessionConfiguration, session: OAuthSession)]>([:])
+    /// Each token-exchange server's exchanger, replaced when its settings change.
+    private let exchanges = Mutex<[String: (settings: TokenExchange.Settings, exchange: TokenExchange)]>([:])
     /// Servers whose session has a reload of its stored tokens queued: one task per server at most.
     private let reloads = Mutex<Set<String>>([])
 
@@ -57,7 +62,8 @@ package final class OAuthCredentials: UpstreamCredentials {
     /// The sign-in another replica started under `state`, from the store: the browser's return reached this
     /// replica instead (a balancer in front sends it to any).
     private func signInStartedElsewhere(state: String) async -> PendingAuthorization? {
-        let sessions = sessions.withLock { $0.values.map(\.session) }
+        let sessions =
+            sessions.withLock { $0.values.map(\.session) } + userSessions.withLock { $0.values.map(\.session) }
         for session in sessions {
             if let flow = await session.signInStartedElsewhere(state: state) { return flow }
         }
@@ -82,6 +88,7 @@ package final class OAuthCredentials: UpstreamCredentials {
     }
 
     package func forget(_ id: String) {
+        _ = exchanges.withLock { $0.removeValue(forKey: id) }
         let session = sessions.withLock { $0.removeValue(forKey: id)?.session }
         // Ends the pending flow so its `state` stops working; nobody waits for it.
         if let session { Task { await session.cancelSignIn() } }
@@ -109,9 +116,9 @@ package final class OAuthCredentials: UpstreamCredentials {
         try entry(for: spec)?.session
     }
 
-    /// The session of server `id` if one was made.
+    /// The session of server `id` (or of one user's sign-in to a `perUser` server) if one was made.
     package func existing(_ id: String) -> OAuthSession? {
-        sessions.withLock { $0[id]?.session }
+        sessions.withLock { $0[id]?.session } ?? userSessions.withLock { $0[id]?.session }
     }
 
     /// How many sign-in waits follow server `id`'s progress.
@@ -161,6 +168,44 @@ package final class OAuthCredentials: UpstreamCredentials {
             return entry
         case .failure(let error):
             throw UpstreamError(.auth, error.message)
+        }
+    }
+
+    package func exchangedToken(for spec: ServerSpec, callerToken: String) async throws(UpstreamError) -> String {
+        let exchange = try exchange(for: spec)
+        do {
+            return try await exchange.token(for: callerToken)
+        } catch {
+            throw UpstreamError(.auth, error.message)
+        }
+    }
+
+    /// Server `spec`'s exchanger (made now if there is none, or if its settings changed).
+    private func exchange(for spec: ServerSpec) throws(UpstreamError) -> TokenExchange {
+        guard case .http(let url, _, .tokenExchange(let configured), _) = spec.transport else {
+            throw UpstreamError(.auth, "server \(spec.id) does not exchange tokens")
+        }
+        let settings = TokenExchange.Settings(
+            tokenEndpoint: configured.tokenEndpoint,
+            clientID: configured.clientId,
+            clientSecret: configured.clientSecret,
+            audience: configured.audience,
+            resource: configured.resource ?? url,
+            scopes: configured.scopes
+        )
+        let made = exchanges.withLock { exchanges -> Result<TokenExchange, OAuthError> in
+            if let existing = exchanges[spec.id], existing.settings == settings { return .success(existing.exchange) }
+            do throws(OAuthError) {
+                let exchange = try TokenExchange(settings: settings, serverURL: url, http: http, clock: clock)
+                exchanges[spec.id] = (settings, exchange)
+                return .success(exchange)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch made {
+        case .success(let exchange): return exchange
+        case .failure(let error): throw UpstreamError(.auth, error.message)
         }
     }
 

@@ -95,6 +95,11 @@ extension Dispatcher {
             context
         )
         options.headers = headers
+        switch try await callerCredential(to: server, method: request.method, context) {
+        case .connection: break
+        case .authorization(let value): options.headers.append((name: "Authorization", value: value))
+        case .answer(let answer): return answer
+        }
         if crossing.parks {
             return try await bridge.forwardParking(
                 request,

@@ -28,6 +28,7 @@ struct ServerSecrets: Sendable {
                 found += [value] + value.split(separator: " ").dropFirst().map(String.init)
             }
             if case .oauth(let oauth) = auth, let secret = oauth.clientSecret { found.append(secret) }
+            if case .tokenExchange(let exchange) = auth, let secret = exchange.clientSecret { found.append(secret) }
         }
         values = Set(found.filter { $0.count >= Self.shortest }).sorted { $0.count > $1.count }
     }

@@ -91,6 +91,10 @@ extension UpstreamConnection {
         if case .oauth = auth {
             throw UpstreamError(.auth, "OAuth over the legacy HTTP+SSE transport is not supported by this build yet")
         }
+        if auth.isPerCaller {
+            // Its POSTs carry no per-request headers, so the caller's credential could not go with a call.
+            throw UpstreamError(.auth, "callers' credentials over the legacy HTTP+SSE transport are not supported")
+        }
         let endpoint = LegacySSEEndpoint(
             url: url,
             headers: headers,

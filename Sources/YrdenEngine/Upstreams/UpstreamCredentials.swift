@@ -14,6 +14,37 @@ package protocol UpstreamCredentials: Sendable {
 
     /// Server `id` is gone: its pending sign-in is cancelled (its stored tokens stay on disk).
     func forget(_ id: String)
+
+    /// A token for server `spec` (`"auth": {"type": "tokenExchange"}`) standing for the holder of
+    /// `callerToken`, exchanged at the configured endpoint or still held from an earlier exchange.
+    func exchangedToken(for spec: ServerSpec, callerToken: String) async throws(UpstreamError) -> String
+
+    /// The `Authorization` for a call of `user` to server `spec` (`"perUser": true`): that user's own token,
+    /// or, when the user has not signed in to it yet, the authorization URL of a sign-in started for them.
+    func userAuthorization(for spec: ServerSpec, user: String) async throws(UpstreamError) -> UserAuthorization
+}
+
+/// What a user's call to a per-user server goes with.
+package enum UserAuthorization: Sendable, Hashable {
+    /// The `Authorization` header value (`Bearer …`).
+    case authorization(String)
+    /// The user must sign in first, at this URL (shown to that user only).
+    case signInNeeded(url: String)
+}
+
+extension UpstreamCredentials {
+    package func exchangedToken(for spec: ServerSpec, callerToken: String) async throws(UpstreamError) -> String {
+        throw UpstreamError(.auth, "this gateway cannot exchange tokens for server \(spec.id)")
+    }
+
+    package func userAuthorization(
+        for spec: ServerSpec,
+        user: String
+    ) async throws(UpstreamError)
+        -> UserAuthorization
+    {
+        throw UpstreamError(.auth, "this gateway keeps no per-user sign-ins for server \(spec.id)")
+    }
 }
 
 /// One server's sign-in, as an upstream connection uses it.

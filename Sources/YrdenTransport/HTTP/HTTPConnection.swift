@@ -146,7 +146,12 @@ final class HTTPConnection: Sendable {
         request.body = .bytes(frame.bytes)
         let sentSession = request.headers.first(name: Self.sessionHeader)
         let credential: String?
-        do { credential = try await authorize(&request) } catch { return .failed(error, retryable: false) }
+        do {
+            // A caller's own credential goes as it is: a refusal of it is the caller's, not the server's sign-in.
+            credential = frame.carriesCredential ? nil : try await authorize(&request)
+        } catch {
+            return .failed(error, retryable: false)
+        }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(
@@ -292,8 +297,8 @@ final class HTTPConnection: Sendable {
 
     // MARK: - Requests
 
-    /// A request to the endpoint with the configured headers, then the session and version headers; a
-    /// 2026-07-28 `frame` gets that era's routing headers instead, and no session.
+    /// A request to the endpoint with the configured headers, then the frame's own and the session and version
+    /// headers; a 2026-07-28 `frame` gets that era's routing headers instead, and no session.
     func makeRequest(method: HTTPMethod, accept: String?, for frame: OutboundFrame? = nil) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: endpoint.url)
         request.method = method
@@ -303,6 +308,7 @@ final class HTTPConnection: Sendable {
             for (name, value) in frame.modernHeaders { request.headers.replaceOrAdd(name: name, value: value) }
             return request
         }
+        for (name, value) in frame?.extraHeaders ?? [] { request.headers.replaceOrAdd(name: name, value: value) }
         let (sessionID, version) = state.withLock { ($0.sessionID, $0.protocolVersion) }
         if let sessionID { request.headers.replaceOrAdd(name: Self.sessionHeader, value: sessionID) }
         if let version { request.headers.replaceOrAdd(name: Self.versionHeader, value: version) }

@@ -52,8 +52,14 @@ struct OutboundFrame: Sendable {
     var name: String?
     /// The request a `notifications/cancelled` names.
     var cancels: JSONRPCID?
-    /// Headers of this request alone (2026-07-28's `Mcp-Param-*`).
+    /// Headers of this request alone (2026-07-28's `Mcp-Param-*`, or the `Authorization` a call carries for
+    /// its caller: a token exchanged or forwarded for that caller).
     var extraHeaders: [(name: String, value: String)] = []
+
+    /// The request carries its caller's own credential, which the endpoint's authorizer must not replace.
+    var carriesCredential: Bool {
+        extraHeaders.contains { $0.name.lowercased() == "authorization" }
+    }
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes

@@ -1,0 +1,101 @@
+import YrdenConfig
+import YrdenProtocol
+import YrdenTransport
+
+/// What a forwarded call carries for its caller, beyond what the server's connection carries.
+enum CallerCredential: Sendable {
+    /// Nothing: the connection's credential (its headers, the server's sign-in) serves.
+    case connection
+    /// This `Authorization`, for this call only.
+    case authorization(String)
+    /// The call is not sent: this answers it (the caller must sign in first).
+    case answer(Result<JSONValue, JSONRPCError>)
+}
+
+extension Dispatcher {
+    /// JSON-RPC's `URL_ELICITATION_REQUIRED` (2025-11-25): the request needs a URL-mode elicitation first.
+    static let urlElicitationRequired = -32042
+
+    /// What a call to `server` carries for its caller, when the server's `auth` says calls go with the
+    /// caller's credential: the caller's own bearer token (`forward`, only where configured), one exchanged
+    /// for it (`tokenExchange`), or the user's own sign-in (`oauth` with `perUser`). A caller who presented no
+    /// token cannot be stood for by the first two: the call is refused, never sent without one.
+    func callerCredential(
+        to server: String,
+        method: String,
+        _ context: ForwardContext
+    ) async throws(JSONRPCError) -> CallerCredential {
+        guard let spec = context.snapshot.links[server]?.spec, let auth = Self.auth(of: spec) else {
+            return .connection
+        }
+        switch auth {
+        case .none:
+            return .connection
+        case .oauth(let settings):
+            return settings.perUser ? try await userCredential(to: spec, method: method, context) : .connection
+        case .forward, .tokenExchange:
+            guard let token = context.caller.token?.value else {
+                throw .upstreamUnavailable(
+                    "MCP server '\(server)' acts with each caller's own credential, and this request came "
+                        + "without a bearer token",
+                    server: server
+                )
+            }
+            guard case .tokenExchange = auth else { return .authorization("Bearer " + token) }
+            guard let credentials = connector.credentials else {
+                throw .upstreamUnavailable("this gateway cannot exchange tokens for '\(server)'", server: server)
+            }
+            do {
+                return .authorization("Bearer " + (try await credentials.exchangedToken(for: spec, callerToken: token)))
+            } catch {
+                throw .upstreamUnavailable("MCP server '\(server)': \(error.message)", server: server)
+            }
+        }
+    }
+
+    /// A `perUser` server: the caller's own sign-in, or the answer that asks them to sign in. A client that
+    /// declared URL-mode elicitation gets `URL_ELICITATION_REQUIRED` carrying it; any other gets a tool error
+    /// (a failed result for `tools/call`, an error for anything else) with the URL in its text.
+    private func userCredential(
+        to spec: ServerSpec,
+        method: String,
+        _ context: ForwardContext
+    ) async throws(JSONRPCError) -> CallerCredential {
+        let server = spec.id
+        guard let credentials = connector.credentials else {
+            throw .upstreamUnavailable("this gateway keeps no per-user sign-ins for '\(server)'", server: server)
+        }
+        let outcome: UserAuthorization
+        do {
+            outcome = try await credentials.userAuthorization(for: spec, user: context.caller.user)
+        } catch {
+            throw .upstreamUnavailable("MCP server '\(server)': \(error.message)", server: server)
+        }
+        switch outcome {
+        case .authorization(let value):
+            return .authorization(value)
+        case .signInNeeded(let url):
+            let message = "Sign in to '\(server)' as \(context.caller.user) to use it: open \(url)"
+            if context.clientCapabilities["elicitation"]?["url"] != nil {
+                let elicitation: JSONObject = [
+                    "mode": "url", "message": .string(message), "url": .string(url),
+                    "elicitationId": .string("yrden-sign-in-" + server),
+                ]
+                let data: JSONValue = ["elicitations": [.object(elicitation)]]
+                return .answer(.failure(JSONRPCError(code: Self.urlElicitationRequired, message: message, data: data)))
+            }
+            guard method == MCPMethod.toolsCall else {
+                return .answer(.failure(.upstreamUnavailable(message, server: server)))
+            }
+            let result: JSONValue = ["content": [["type": "text", "text": .string(message)]], "isError": true]
+            return .answer(.success(result))
+        }
+    }
+
+    private static func auth(of spec: ServerSpec) -> AuthSpec? {
+        switch spec.transport {
+        case .http(_, _, let auth, _), .sse(_, _, let auth): auth
+        case .stdio: nil
+        }
+    }
+}

@@ -1,0 +1,131 @@
+"""Per-user upstream credentials: ``"auth": {"type": "oauth", "perUser": true}`` keeps one sign-in per Yrden
+user, and each user's calls reach the upstream with that user's own token only.
+
+The upstream is the OAuth peer (``servers/oauth_server.py``); the users are two static client tokens. The
+server's own connection (handshake, lists) is signed in once by the operator, through the admin API, as for
+any OAuth server. A user who has not signed in gets, on their first call, the sign-in URL: as a URL-mode
+elicitation (``URL_ELICITATION_REQUIRED``, -32042) when the client declared URL elicitation, else as a tool
+error carrying it. After the scripted browser comes back to the gateway's callback, the user's next call
+works. Each sign-in registers its own client at the peer, so ``whoami`` (the client_id of the token a call
+carried) tells whose token reached the upstream.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import MCPError, types
+
+from harness import Gateway, await_until, mcp_session, text_of
+from oauth_peer import OAuthServer, browser_sign_in, leaked_secrets, oauth_server  # noqa: F401 (fixture)
+
+ADMIN_TOKEN = "per-user-admin-9b2e"
+ALICE = "alice-per-user-token-3c81f0"
+BOB = "bob-per-user-token-77d2a4"
+CALL_TIMEOUT = 20.0
+URL_ELICITATION_REQUIRED = -32042
+
+
+async def operator_signs_in(gw: Gateway, sid: str) -> None:
+    """The server's own sign-in, as for any OAuth server: the admin API shows the URL, a browser follows it."""
+    headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    async with httpx2.AsyncClient(timeout=30.0) as http:
+
+        async def view() -> dict[str, Any]:
+            return (await http.get(f"{gw.base}/api/v1/servers/{sid}", headers=headers)).json()
+
+        async def waiting() -> str | None:
+            auth = (await view()).get("auth") or {}
+            return auth.get("authorizationURL") if auth.get("status") == "waitingForUser" else None
+
+        url = await await_until(waiting, 20, interval=0.1)
+        visit = await browser_sign_in(url)
+        assert visit.final_status == 200, visit.hops
+
+        async def connected() -> bool:
+            return (await view()).get("state") == "connected"
+
+        await await_until(connected, 30, interval=0.1)
+
+
+async def whoami_as(gw: Gateway, token: str, **options: Any) -> types.CallToolResult:
+    """``tasks__whoami`` in a session of its own; a JSON-RPC error is raised as the ``MCPError`` itself."""
+    try:
+        async with mcp_session(gw.url, headers={"Authorization": f"Bearer {token}"}, **options) as session:
+            with anyio.fail_after(CALL_TIMEOUT):
+                return await session.client.call_tool("tasks__whoami", {})
+    except BaseExceptionGroup as group:
+        errors = group.subgroup(MCPError)
+        while errors is not None and isinstance(errors.exceptions[0], BaseExceptionGroup):
+            errors = errors.exceptions[0]
+        if errors is None:
+            raise
+        raise errors.exceptions[0] from None
+
+
+def client_id_of(result: types.CallToolResult) -> str:
+    assert not result.is_error, text_of(result)
+    payload = result.structured_content
+    return (payload if isinstance(payload, dict) else json.loads(text_of(result)))["client_id"]
+
+
+async def test_two_users_each_sign_in_and_reach_the_upstream_with_their_own_token_only(
+    oauth_server, gateway, tmp_path: Path
+) -> None:
+    peer: OAuthServer = oauth_server()
+    config = {
+        "gateway": {"clientTokens": [ALICE, BOB]},
+        "mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth", "perUser": True}}},
+    }
+    gw = gateway(config, extra_args=("--data-dir", str(tmp_path / "data")), env={"YRDEN_ADMIN_TOKEN": ADMIN_TOKEN})
+    await operator_signs_in(gw, "tasks")
+    operator_client = peer.stats()["clients"][-1]["client_id"]
+    calls_before = peer.stats()["mcp_authorization"].get("valid", 0)
+
+    # Alice's client cannot be asked: her first call is a tool error carrying her sign-in URL (the SDK's
+    # 2026-07-28 client raises a failed result of a tool with an output schema; either way it is no -32042).
+    try:
+        first = await whoami_as(gw, ALICE)
+        assert first.is_error, text_of(first)
+        shown = text_of(first)
+    except MCPError as error:
+        assert error.error.code != URL_ELICITATION_REQUIRED, error.error
+        shown = error.error.message
+    urls = re.findall(r"https?://\S+", shown)
+    assert urls and urls[0].startswith(peer.base + "/authorize?"), shown
+    visit = await browser_sign_in(urls[0])
+    assert visit.final_status == 200 and visit.final_url.startswith(f"{gw.base}/oauth/callback?"), visit.hops
+    alice_client = client_id_of(await whoami_as(gw, ALICE))
+
+    # Bob's client declared URL elicitation: he is asked with -32042 carrying a URL-mode elicitation.
+    async def never_asked(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        raise AssertionError("the gateway sent elicitation/create instead of answering -32042")
+
+    try:
+        await whoami_as(gw, BOB, mode="legacy", elicitation_callback=never_asked)
+        raise AssertionError("bob's first call went through without a sign-in")
+    except MCPError as error:
+        assert error.error.code == URL_ELICITATION_REQUIRED, error.error
+        elicitation = error.error.data["elicitations"][0]
+    assert elicitation["mode"] == "url" and elicitation["url"].startswith(peer.base + "/authorize?")
+    assert elicitation["url"] != urls[0]
+    visit = await browser_sign_in(elicitation["url"])
+    assert visit.final_status == 200, visit.hops
+    bob_client = client_id_of(await whoami_as(gw, BOB, mode="legacy", elicitation_callback=never_asked))
+
+    # Each user's calls carry that user's own sign-in, never the other's nor the operator's.
+    assert len({operator_client, alice_client, bob_client}) == 3
+    assert client_id_of(await whoami_as(gw, ALICE)) == alice_client
+    assert client_id_of(await whoami_as(gw, BOB)) == bob_client
+    assert peer.stats()["mcp_authorization"].get("valid", 0) > calls_before
+
+    # Each sign-in is stored apart, under the user's digest, never the user's name or token.
+    names = sorted(p.name for p in (tmp_path / "data").rglob("oauth.tasks*"))
+    assert sum(".user-" in n and n.endswith(".tokens") for n in names) == 2, names
+    assert not any(ALICE in n or BOB in n or "token:" in n for n in names), names
+    assert leaked_secrets(gw.log_text(), peer.all_secret_values() + [ALICE, BOB]) == []
