@@ -56,7 +56,8 @@ async def operator_signs_in(gw: Gateway, sid: str) -> None:
 async def whoami_as(gw: Gateway, token: str, **options: Any) -> types.CallToolResult:
     """``tasks__whoami`` in a session of its own; a JSON-RPC error is raised as the ``MCPError`` itself."""
     try:
-        async with mcp_session(gw.url, headers={"Authorization": f"Bearer {token}"}, **options) as session:
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        async with mcp_session(gw.url, headers=headers, **options) as session:
             with anyio.fail_after(CALL_TIMEOUT):
                 return await session.client.call_tool("tasks__whoami", {})
     except BaseExceptionGroup as group:
@@ -129,3 +130,21 @@ async def test_two_users_each_sign_in_and_reach_the_upstream_with_their_own_toke
     assert sum(".user-" in n and n.endswith(".tokens") for n in names) == 2, names
     assert not any(ALICE in n or BOB in n or "token:" in n for n in names), names
     assert leaked_secrets(gw.log_text(), peer.all_secret_values() + [ALICE, BOB]) == []
+
+
+async def test_an_open_gateway_does_not_pass_its_anonymous_callers_off_as_one_user(
+    oauth_server, gateway, tmp_path: Path
+) -> None:
+    peer: OAuthServer = oauth_server()
+    config = {"mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth", "perUser": True}}}}
+    gw = gateway(config, extra_args=("--data-dir", str(tmp_path / "data")), env={"YRDEN_ADMIN_TOKEN": ADMIN_TOKEN})
+    await operator_signs_in(gw, "tasks")
+    registrations = peer.stats()["registrations"]
+    try:
+        result = await whoami_as(gw, "")  # no token: the gateway asks for none
+        shown = text_of(result) if result.is_error else "succeeded"
+    except MCPError as error:
+        shown = error.error.message
+    assert "does not know who its callers are" in shown, shown
+    # A sign-in started for "anonymous" would have registered a client of its own.
+    assert peer.stats()["registrations"] == registrations, "a sign-in was started for 'anonymous'"

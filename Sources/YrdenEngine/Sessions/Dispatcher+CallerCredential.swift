@@ -62,6 +62,14 @@ extension Dispatcher {
         _ context: ForwardContext
     ) async throws(JSONRPCError) -> CallerCredential {
         let server = spec.id
+        // An open gateway's callers are all "anonymous": one sign-in would serve them all, which is no user's.
+        guard context.caller.authentication != .none else {
+            throw .upstreamUnavailable(
+                "MCP server '\(server)' signs in per user, and this gateway does not know who its callers are: "
+                    + "set gateway.clientTokens or gateway.auth",
+                server: server
+            )
+        }
         guard let credentials = connector.credentials else {
             throw .upstreamUnavailable("this gateway keeps no per-user sign-ins for '\(server)'", server: server)
         }
