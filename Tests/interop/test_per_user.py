@@ -23,6 +23,8 @@ from mcp import MCPError, types
 
 from harness import Gateway, await_until, mcp_session, text_of
 from oauth_peer import OAuthServer, browser_sign_in, leaked_secrets, oauth_server  # noqa: F401 (fixture)
+from postgres import PostgresServer, postgres  # noqa: F401 (the fixture)
+from replicas import Replicas, replicas  # noqa: F401 (the fixture)
 
 ADMIN_TOKEN = "per-user-admin-9b2e"
 ALICE = "alice-per-user-token-3c81f0"
@@ -51,6 +53,25 @@ async def operator_signs_in(gw: Gateway, sid: str) -> None:
             return (await view()).get("state") == "connected"
 
         await await_until(connected, 30, interval=0.1)
+
+
+async def sign_in_url(result_or_error: types.CallToolResult | MCPError) -> str:
+    """The sign-in URL a first call was answered with (a tool error, or -32042's elicitation)."""
+    if isinstance(result_or_error, MCPError):
+        shown = result_or_error.error.message
+    else:
+        assert result_or_error.is_error, text_of(result_or_error)
+        shown = text_of(result_or_error)
+    urls = re.findall(r"https?://\S+", shown)
+    assert urls, shown
+    return urls[0]
+
+
+async def first_call(gw: Gateway, token: str) -> str:
+    try:
+        return await sign_in_url(await whoami_as(gw, token))
+    except MCPError as error:
+        return await sign_in_url(error)
 
 
 async def whoami_as(gw: Gateway, token: str, **options: Any) -> types.CallToolResult:
@@ -148,3 +169,48 @@ async def test_an_open_gateway_does_not_pass_its_anonymous_callers_off_as_one_us
     assert "does not know who its callers are" in shown, shown
     # A sign-in started for "anonymous" would have registered a client of its own.
     assert peer.stats()["registrations"] == registrations, "a sign-in was started for 'anonymous'"
+
+
+async def test_a_users_sign_in_through_one_replica_serves_their_calls_on_another(
+    postgres: PostgresServer, oauth_server, replicas
+) -> None:
+    """With a shared store, a user's tokens are a row of their own (`secret:oauth.<id>.user-…`), sealed, and
+    reach every replica: alice signs in through replica1 and her calls on replica2 carry her token."""
+    peer: OAuthServer = oauth_server()
+    config = {
+        "store": {"postgres": f"postgres://yrden:${{PGPASSWORD}}@127.0.0.1:{postgres.port}/yrden?sslmode=disable"},
+        "gateway": {"clientTokens": [ALICE, BOB]},
+        "mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth", "perUser": True}}},
+    }
+    key = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+    group: Replicas = replicas(
+        config, n=2, env={"PGPASSWORD": postgres.password, "YRDEN_SECRET_KEY": key, "YRDEN_ADMIN_TOKEN": ADMIN_TOKEN}
+    )
+    one, two = (group.replica(name) for name in group.names)
+    await operator_signs_in(one, "tasks")
+    async with httpx2.AsyncClient(timeout=30.0) as http:
+
+        async def connected() -> bool:
+            view = await http.get(f"{two.base}/api/v1/servers/tasks", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+            return view.json().get("state") == "connected"
+
+        await await_until(connected, 30, interval=0.1)
+
+    visit = await browser_sign_in(await first_call(one, ALICE))
+    assert visit.final_status == 200 and visit.final_url.startswith(f"{one.base}/oauth/callback?"), visit.hops
+    alice_client = client_id_of(await whoami_as(one, ALICE))
+
+    rows = "SELECT name FROM yrden_state WHERE name LIKE 'secret:oauth.tasks.user-%.tokens'"
+    await await_until(lambda: postgres.psql(rows).strip() or None, 10, interval=0.1)
+
+    # Replica2 reads her tokens from its copy of the store; until the copy has caught up (milliseconds) a call
+    # there would be asked to sign in, so the call is repeated until it carries her token (a lasting state).
+    async def on_two() -> str | None:
+        result = await whoami_as(two, ALICE)
+        return None if result.is_error else client_id_of(result)
+
+    assert await await_until(on_two, 10, interval=0.2) == alice_client
+    names = postgres.psql(rows).split()
+    assert len(names) == 1 and ALICE not in names[0], names
+    stored = postgres.psql("SELECT encode(body, 'escape') FROM yrden_state WHERE name LIKE 'secret:oauth.tasks.user-%'")
+    assert leaked_secrets(stored, peer.all_secret_values()) == [], "a user's token is stored in clear"
