@@ -42,3 +42,15 @@ import YrdenProtocol
         withExtendedLifetime(messages) {}
     }
 }
+
+/// The bearer token of an `Authorization` header as the OAuth door reads it (bytes, not characters).
+@Suite struct ResourceGuardBearerTests {
+    @Test func theTokenIsWhatFollowsTheSchemeInAnyCase() {
+        #expect(ResourceGuard.bearerToken(in: "Bearer abc.def") == "abc.def")
+        #expect(ResourceGuard.bearerToken(in: "  bEaReR   abc  ") == "abc")
+        #expect(ResourceGuard.bearerToken(in: "Basic abc") == nil)
+        #expect(ResourceGuard.bearerToken(in: "Bearer ") == nil)
+        #expect(ResourceGuard.bearerToken(in: "Bearerabc") == nil)
+        #expect(ResourceGuard.bearerToken(in: "") == nil)
+    }
+}

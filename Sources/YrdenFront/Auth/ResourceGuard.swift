@@ -41,7 +41,7 @@ package struct ResourceGuard: Sendable {
 
     /// The caller of a request to the endpoint at `path` (`/mcp`, `/mcp/ops`, `/servers/x/mcp`), or its refusal.
     func admission(_ authorization: String?, path: String, tokens: ClientTokenPolicy) async -> Admission {
-        guard let authorization, let bearer = AdminAccess.bearerToken(in: authorization) else {
+        guard let authorization, let bearer = Self.bearerToken(in: authorization) else {
             return .refused(challenge(path, status: 401, error: nil, message: "this gateway needs an access token"))
         }
         if let caller = tokens.caller(presenting: bearer) { return .admitted(caller) }
@@ -78,6 +78,23 @@ package struct ResourceGuard: Sendable {
                 token: CallerToken(token)
             )
         )
+    }
+
+    /// The token of `Authorization: Bearer <token>` (the scheme in any case, spaces around it ignored); `nil` for
+    /// another scheme. Read as UTF-8 bytes: an access token is a kilobyte, and counting its characters (as
+    /// ``AdminAccess/bearerToken(in:)`` does for short tokens) cost several µs on every request.
+    static func bearerToken(in header: String) -> Substring? {
+        let utf8 = header.utf8
+        let space = UInt8(ascii: " ")
+        guard let start = utf8.firstIndex(where: { $0 != space }) else { return nil }
+        let scheme = utf8[start...].prefix(7)
+        guard scheme.count == 7, scheme.last == space,
+            zip(scheme.dropLast(), "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
+        guard let tokenStart = utf8[scheme.endIndex...].firstIndex(where: { $0 != space }),
+            let last = utf8.lastIndex(where: { $0 != space })
+        else { return nil }
+        return header[tokenStart...last]
     }
 
     /// A 401 or 403 with the challenge that sends a client to the endpoint's metadata.
