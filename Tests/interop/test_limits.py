@@ -13,6 +13,7 @@ import pytest
 
 from harness import Gateway, RawMcp, answer_to, raw_mcp, start_gateway
 from test_metrics import sample
+from test_stateless_era import ENVELOPE
 from test_stateless_era import headers as modern_headers
 from test_stateless_era import modern
 
@@ -93,6 +94,16 @@ async def test_a_stateless_request_over_quota_is_429_with_retry_after(gw: Gatewa
     assert statuses[-1] == 429, statuses
     assert 1 <= int(response.headers["retry-after"]) <= 100
     assert answer_to(response, 3)["error"]["data"]["limit"] == "user"
+
+
+async def test_a_stateless_request_that_opted_into_logs_is_429_with_retry_after_too(gw: Gateway):
+    async with raw_as(gw.url, ALICE) as raw:
+        for index in range(4):
+            meta = {**ENVELOPE, "io.modelcontextprotocol/logLevel": "info"}
+            body = modern("tools/call", {"name": "demo__echo", "arguments": {"message": "x"}}, id=index, meta=meta)
+            response = await raw.post(body, headers=modern_headers("tools/call", "demo__echo"))
+    assert response.status_code == 429, response.text[:300]
+    assert 1 <= int(response.headers["retry-after"]) <= 100
 
 
 async def test_a_tool_limit_is_per_user_and_a_profile_limit_is_shared(gw: Gateway):

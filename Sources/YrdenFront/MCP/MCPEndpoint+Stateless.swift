@@ -41,7 +41,7 @@ extension MCPEndpoint {
                 return Self.statelessAnswer(await respond(nil))
             }
             // Log messages the request opted into go on its own stream, which opens when the first comes.
-            return await UpgradableAnswer.respond(status: Self.status(of:)) { await respond($0) }
+            return await UpgradableAnswer.respond(answer: Self.statelessAnswer) { await respond($0) }
         }
         return HTTPResponse(
             status: 200,

@@ -9,10 +9,10 @@ import YrdenProtocol
 ///
 /// The choice waits for whichever comes first, so a call that asks nothing costs what a JSON answer costs.
 enum UpgradableAnswer {
-    /// `status` gives a JSON answer its HTTP status (a stream is always 200).
+    /// `answer` makes the HTTP answer of a response sent as JSON (its status, its headers); a stream is always 200.
     static func respond(
         bound: Int = RelatedMessageRelay.defaultBound,
-        status: (JSONRPCResponse) -> Int = { _ in 200 },
+        answer: (JSONRPCResponse) -> HTTPResponse = { FrontResponses.jsonRPC(200, .response($0)) },
         run: @escaping @Sendable (@escaping RelatedMessageSink) async -> JSONRPCResponse
     ) async -> HTTPResponse {
         let switchboard = Switchboard(bound: bound)
@@ -26,7 +26,7 @@ enum UpgradableAnswer {
         }
         switch first {
         case .response(let response):
-            return FrontResponses.jsonRPC(status(response), .response(response))
+            return answer(response)
         case .stream(let messages):
             return HTTPResponse(
                 status: 200,
