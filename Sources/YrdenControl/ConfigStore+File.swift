@@ -38,12 +38,26 @@ extension ConfigStore {
         }
     }
 
-    /// Validates and adopts the file's `bytes`, and reconciles the running servers with it.
+    /// Validates and adopts the file's `bytes`, and reconciles the running servers with it; the audit trail
+    /// records the edit, applied or not.
     private func apply(_ bytes: [UInt8], from path: String) async throws(ConfigStoreError) -> ReconcileChanges {
-        let next: ConfigDocument
-        do { next = try ConfigDocument(parsing: bytes, source: path) } catch { throw .invalid(error) }
-        fileBytes = bytes
-        return try await apply(next, source: path, versions: nil)
+        let started = ContinuousClock.now
+        do throws(ConfigStoreError) {
+            let next: ConfigDocument
+            do { next = try ConfigDocument(parsing: bytes, source: path) } catch { throw .invalid(error) }
+            fileBytes = bytes
+            let changes = try await apply(next, source: path, versions: nil)
+            gateway.recordConfigFileReload(file: path, applied: true, duration: .now - started)
+            return changes
+        } catch {
+            // A server slow to stop still had the edit applied.
+            if case .stillStopping = error {
+                gateway.recordConfigFileReload(file: path, applied: true, duration: .now - started)
+            } else {
+                gateway.recordConfigFileReload(file: path, applied: false, duration: .now - started)
+            }
+            throw error
+        }
     }
 
     /// Writes `next` to the file, if there is one (atomically: the old version or the new one, never a mix).

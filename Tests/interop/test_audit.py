@@ -182,3 +182,11 @@ async def test_moving_the_trail_through_the_api_is_refused_as_it_takes_a_restart
     assert refused.status_code == 409, refused.text
     assert "audit.file" in refused.json()["detail"]
     wait_for_line(audit_file(gw), "the refused PUT's line", kind="admin", path="/api/v1/config", status=409)
+
+
+async def test_an_edit_of_the_config_file_is_recorded_when_reloaded(gw):
+    document = json.loads(gw.config_path.read_text())
+    document.setdefault("profiles", {})["edited-on-disk"] = {"servers": ["demo"]}
+    gw.config_path.write_text(json.dumps(document, indent=2))
+    line = wait_for_line(audit_file(gw), "the reload's line", kind="admin", method="reload", outcome="ok")
+    assert line["user"] == "config file" and line["path"] == str(gw.config_path)

@@ -17,6 +17,19 @@ extension Gateway {
         audit.record(record)
     }
 
+    /// Records an edit of the config file applied by a reload (the watcher, SIGHUP, or before an admin change):
+    /// an operator's change too, made on disk. `applied` is false when the edit did not validate.
+    package func recordConfigFileReload(file: String, applied: Bool, duration: Duration) {
+        guard let audit else { return }
+        var record: JSONObject = ["kind": "admin"]
+        record["user"] = "config file"
+        record["method"] = "reload"
+        record["path"] = .string(file)
+        record["outcome"] = applied ? "ok" : "refused"
+        record["durationMs"] = .double((TokenBucket.seconds(duration) * 1e6).rounded() / 1e3)
+        audit.record(record)
+    }
+
     /// The audit trail's file this gateway writes; `nil` without a trail. Set at start: a reload that changes
     /// it is told it takes a restart.
     package var auditFile: String? { audit?.path }
