@@ -3,11 +3,11 @@ user, and each user's calls reach the upstream with that user's own token only.
 
 The upstream is the OAuth peer (``servers/oauth_server.py``); the users are two static client tokens. The
 server's own connection (handshake, lists) is signed in once by the operator, through the admin API, as for
-any OAuth server. A user who has not signed in gets, on their first call, the sign-in URL: as a URL-mode
-elicitation (``URL_ELICITATION_REQUIRED``, -32042) when the client declared URL elicitation, else as a tool
-error carrying it. After the scripted browser comes back to the gateway's callback, the user's next call
-works. Each sign-in registers its own client at the peer, so ``whoami`` (the client_id of the token a call
-carried) tells whose token reached the upstream.
+any OAuth server. A user who has not signed in gets, on their first call, the sign-in URL: in an
+``elicitation/create`` request (``mode: "url"``) when the client declared URL elicitation, else in a tool
+error. After the scripted browser comes back to the gateway's callback, the user's next call works. Each
+sign-in registers its own client at the peer, so ``whoami`` (the client_id of the token a call carried) tells
+whose token reached the upstream.
 """
 
 from __future__ import annotations
@@ -124,20 +124,24 @@ async def test_two_users_each_sign_in_and_reach_the_upstream_with_their_own_toke
     assert visit.final_status == 200 and visit.final_url.startswith(f"{gw.base}/oauth/callback?"), visit.hops
     alice_client = client_id_of(await whoami_as(gw, ALICE))
 
-    # Bob's client declared URL elicitation: he is asked with -32042 carrying a URL-mode elicitation.
-    async def never_asked(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        raise AssertionError("the gateway sent elicitation/create instead of answering -32042")
+    # Bob's client declared URL elicitation: his first call asks him with `elicitation/create` (mode url); he
+    # accepts and signs in in the browser, and the call's answer says to call again.
+    asked: list[types.ElicitRequestParams] = []
 
-    try:
-        await whoami_as(gw, BOB, mode="legacy", elicitation_callback=never_asked)
-        raise AssertionError("bob's first call went through without a sign-in")
-    except MCPError as error:
-        assert error.error.code == URL_ELICITATION_REQUIRED, error.error
-        elicitation = error.error.data["elicitations"][0]
-    assert elicitation["mode"] == "url" and elicitation["url"].startswith(peer.base + "/authorize?")
-    assert elicitation["url"] != urls[0]
-    visit = await browser_sign_in(elicitation["url"])
-    assert visit.final_status == 200, visit.hops
+    async def sign_in_when_asked(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        visit = await browser_sign_in(str(params.url))
+        assert visit.final_status == 200, visit.hops
+        return types.ElicitResult(action="accept")
+
+    first_of_bob = await whoami_as(gw, BOB, mode="legacy", elicitation_callback=sign_in_when_asked)
+    assert first_of_bob.is_error and "call again" in text_of(first_of_bob), text_of(first_of_bob)
+    assert [p.mode for p in asked] == ["url"], asked
+    assert str(asked[0].url).startswith(peer.base + "/authorize?") and str(asked[0].url) != urls[0]
+
+    async def never_asked(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        raise AssertionError("asked to sign in again after signing in")
+
     bob_client = client_id_of(await whoami_as(gw, BOB, mode="legacy", elicitation_callback=never_asked))
 
     # Each user's calls carry that user's own sign-in, never the other's nor the operator's.

@@ -8,8 +8,8 @@ enum CallerCredential: Sendable {
     case connection
     /// This `Authorization`, for this call only.
     case authorization(String)
-    /// The call is not sent: this answers it (the caller must sign in first).
-    case answer(Result<JSONValue, JSONRPCError>)
+    /// The call is not sent: the caller must sign in first, at this URL (``Dispatcher/signInAnswer``).
+    case signIn(url: String, message: String)
 }
 
 extension Dispatcher {
@@ -53,9 +53,7 @@ extension Dispatcher {
         }
     }
 
-    /// A `perUser` server: the caller's own sign-in, or the answer that asks them to sign in. A client that
-    /// declared URL-mode elicitation gets `URL_ELICITATION_REQUIRED` carrying it; any other gets a tool error
-    /// (a failed result for `tools/call`, an error for anything else) with the URL in its text.
+    /// A `perUser` server: the caller's own sign-in, or the URL they must sign in at first.
     private func userCredential(
         to spec: ServerSpec,
         method: String,
@@ -83,21 +81,46 @@ extension Dispatcher {
         case .authorization(let value):
             return .authorization(value)
         case .signInNeeded(let url):
-            let message = "Sign in to '\(server)' as \(context.caller.user) to use it: open \(url)"
-            if context.clientCapabilities["elicitation"]?["url"] != nil {
-                let elicitation: JSONObject = [
-                    "mode": "url", "message": .string(message), "url": .string(url),
-                    "elicitationId": .string("yrden-sign-in-" + server),
-                ]
-                let data: JSONValue = ["elicitations": [.object(elicitation)]]
-                return .answer(.failure(JSONRPCError(code: Self.urlElicitationRequired, message: message, data: data)))
-            }
-            guard method == MCPMethod.toolsCall else {
-                return .answer(.failure(.upstreamUnavailable(message, server: server)))
-            }
-            let result: JSONValue = ["content": [["type": "text", "text": .string(message)]], "isError": true]
-            return .answer(.success(result))
+            return .signIn(url: url, message: "Sign in to '\(server)' as \(context.caller.user) to use it: open \(url)")
         }
+    }
+
+    /// The answer to a call whose user must sign in first. A client that can be asked during the call and
+    /// declared URL-mode elicitation gets `elicitation/create` (`mode: "url"`) with the URL, and then the call's
+    /// answer: a tool error saying to call again once signed in. One that declared it but cannot be asked now
+    /// (no stream to it, a 2026-07-28 request) gets `URL_ELICITATION_REQUIRED` carrying the same elicitation;
+    /// any other a tool error with the URL in its text (an error for anything but `tools/call`).
+    func signInAnswer(
+        url: String,
+        message: String,
+        server: String,
+        method: String,
+        relay: SessionRelay,
+        _ context: ForwardContext
+    ) async -> Result<JSONValue, JSONRPCError> {
+        let elicitation: JSONObject = [
+            "mode": "url", "message": .string(message), "url": .string(url),
+            "elicitationId": .string("yrden-sign-in-" + server),
+        ]
+        var shown = message
+        if context.clientCapabilities["elicitation"]?["url"] != nil {
+            guard relay.takesRequests, relay.send != nil else {
+                let data: JSONValue = ["elicitations": [.object(elicitation)]]
+                return .failure(JSONRPCError(code: Self.urlElicitationRequired, message: message, data: data))
+            }
+            let ask = JSONRPCRequest(
+                id: .string("yrden-sign-in-" + server),
+                method: MCPMethod.elicitationCreate,
+                params: .object(elicitation)
+            )
+            let action = (try? await relay.relay(ask).get())?["action"]?.stringValue
+            shown =
+                action == "accept"
+                ? "Finish signing in to '\(server)' in the browser, then call again (\(url))"
+                : "Signing in to '\(server)' was not accepted; to use it, open \(url)"
+        }
+        guard method == MCPMethod.toolsCall else { return .failure(.upstreamUnavailable(shown, server: server)) }
+        return .success(["content": [["type": "text", "text": .string(shown)]], "isError": true])
     }
 
     private static func auth(of spec: ServerSpec) -> AuthSpec? {

@@ -98,7 +98,15 @@ extension Dispatcher {
         switch try await callerCredential(to: server, method: request.method, context) {
         case .connection: break
         case .authorization(let value): options.headers.append((name: "Authorization", value: value))
-        case .answer(let answer): return answer
+        case .signIn(let url, let message):
+            return await signInAnswer(
+                url: url,
+                message: message,
+                server: server,
+                method: request.method,
+                relay: relay,
+                context
+            )
         }
         if crossing.parks {
             return try await bridge.forwardParking(
