@@ -27,6 +27,9 @@ package final class AccessTokenVerifier: Sendable {
         var fetchedAt: Double?
         /// The fetch in flight, which every request that needs it awaits: one fetch however many wait.
         var fetching: Task<Void, Never>?
+        /// Why the last fetch failed; `nil` when it worked. A token whose key could not be looked for is the
+        /// issuer's trouble (503), not the token's (401).
+        var failure: String?
     }
 
     private let keys = Mutex(Keys())
@@ -100,20 +103,36 @@ package final class AccessTokenVerifier: Sendable {
             keys.fetching = fetch
             return fetch
         }
-        guard let task else {
-            if keys.withLock({ $0.set.keys.isEmpty }) { throw .issuerUnavailable("the key set could not be read") }
-            return
-        }
-        await task.value
+        await task?.value
+        if let failure = keys.withLock({ $0.failure }) { throw .issuerUnavailable(failure) }
     }
 
     private func fetchKeys() async {
-        defer { keys.withLock { $0.fetching = nil } }
-        guard let metadata = try? await metadata(), let url = metadata.keySetURL,
-            let answer = try? await http.send(IssuerHTTP.Request(url: url)), answer.status == 200,
-            let document = try? JSONValue.parse(answer.body), let set = JSONWebKeySet(json: document)
-        else { return }
-        keys.withLock { $0.set = set }
+        let failure: String?
+        do throws(TokenRejection) {
+            let set = try await fetchKeySet()
+            keys.withLock { $0.set = set }
+            failure = nil
+        } catch {
+            failure = error.message
+        }
+        keys.withLock {
+            $0.failure = failure
+            $0.fetching = nil
+        }
+    }
+
+    private func fetchKeySet() async throws(TokenRejection) -> JSONWebKeySet {
+        guard let url = try await metadata().keySetURL else {
+            throw .issuerUnavailable("the issuer's metadata names no jwks_uri")
+        }
+        guard let answer = try? await http.send(IssuerHTTP.Request(url: url)) else {
+            throw .issuerUnavailable("\(url) could not be reached")
+        }
+        guard answer.status == 200, let document = try? JSONValue.parse(answer.body),
+            let set = JSONWebKeySet(json: document)
+        else { throw .issuerUnavailable("\(url) answered \(answer.status) without a key set") }
+        return set
     }
 
     /// The issuer's metadata, read once and kept.

@@ -115,6 +115,22 @@ import YrdenProtocol
         )
     }
 
+    @Test func anIssuerThatCannotBeReachedIsNotTheTokensFault() async {
+        let mint = TokenMint()
+        struct Down: Error {}
+        let verifier = AccessTokenVerifier(
+            rules: AccessTokenRules(issuer: TokenMint.issuer),
+            http: IssuerHTTP { _ in throw Down() },
+            now: { Self.now }
+        )
+        let outcome = await verifier.verify(mint.rs256(TokenMint.claims(now: Self.now)))
+        guard case .failure(.issuerUnavailable) = outcome else {
+            Issue.record("a token whose keys could not be fetched was judged: \(outcome)")
+            return
+        }
+        #expect(verifier.verdicts.count == 0, "nothing is cached")
+    }
+
     @Test func theVerdictCacheIsBounded() {
         let cache = VerdictCache(limit: 4)
         let verdict = VerifiedAccessToken(user: "u", audiences: [], groups: [], scopes: [], expiresAt: Self.now + 60)

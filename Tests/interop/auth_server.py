@@ -82,7 +82,10 @@ class Issuer:
 
     def claims(self, sub: str, groups: list[str], aud: str | None, scope: str, exp_in: float) -> dict[str, Any]:
         now = time.time()
-        claims: dict[str, Any] = {"iss": self.base, "sub": sub, "groups": groups, "scope": scope, "iat": int(now), "exp": int(now + exp_in)}
+        claims: dict[str, Any] = {
+            "iss": self.base, "sub": sub, "groups": groups, "scope": scope, "iat": int(now), "exp": int(now + exp_in),
+            "jti": secrets.token_hex(8),
+        }
         if aud is not None:
             claims["aud"] = aud
         return claims

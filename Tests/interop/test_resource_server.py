@@ -228,3 +228,32 @@ async def test_the_sdk_clients_oauth_flow_reaches_the_tools(gw: Gateway, issuer:
             assert "through oauth" in text_of(result)
     assert storage.client_info is not None, "the client registered itself (DCR)"
     assert storage.tokens is not None and len(redirects) == 1, "one sign-in"
+    # A refreshed token (same user, new token) is accepted as the first was.
+    refreshed = httpx2.post(
+        f"{issuer}/token",
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": storage.tokens.refresh_token or "",
+            "client_id": storage.client_info.client_id or "",
+        },
+        timeout=TIMEOUT,
+    )
+    assert refreshed.status_code == 200, refreshed.text
+    assert refreshed.json()["access_token"] != storage.tokens.access_token
+    assert initialize(gw, refreshed.json()["access_token"]).status_code == 200
+
+
+def test_an_issuer_that_cannot_be_reached_gets_503_not_401(yrden: Path, issuer: str, tmp_path: Path) -> None:
+    port = free_port()
+    nowhere = f"http://127.0.0.1:{free_port()}"
+    config = {
+        "gateway": {"auth": {"issuer": nowhere, "audience": f"http://127.0.0.1:{port}/mcp"}},
+        "mcpServers": {"demo": {"command": str(yrden), "args": ["demo-server"]}},
+    }
+    gateway = start_gateway(yrden, config, tmp_path, port=port)
+    try:
+        answer = initialize(gateway, mint(issuer, iss=nowhere, aud=f"{gateway.base}/mcp"))
+        assert answer.status_code == 503, answer.text
+        assert answer.headers["Retry-After"] == "5"
+    finally:
+        gateway.stop()
