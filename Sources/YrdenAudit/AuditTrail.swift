@@ -19,6 +19,8 @@ package final class AuditTrail: Sendable {
     package static let lostMetric = "yrden_audit_records_lost_total"
     /// Each string field of a record is cut to this many bytes, so a line stays small whatever a client sends.
     package static let maxFieldBytes = 512
+    /// How long the writer gathers records after the first wakes it: the most a line waits for the disk.
+    static let lingerMicroseconds: UInt32 = 10_000
 
     private struct Queue {
         var records: [JSONObject] = []
@@ -108,6 +110,18 @@ package final class AuditTrail: Sendable {
     /// One pass of the writer: waits for records, links and writes them in one go, a `lost` record first when
     /// some were lost since the last pass.
     private func writeNext() {
+        let pending = queue.withLock { queue -> Bool in
+            // Marked as writing from here: records that come during the linger below wake no one.
+            queue.writing = !queue.records.isEmpty || queue.lostToQueue > 0
+            return queue.writing
+        }
+        guard pending else {
+            wake.wait()
+            return
+        }
+        // What comes in the next few milliseconds goes in the same write: under steady calls this thread is woken
+        // (a system call on the event loop) and the file written once per linger, not once per call.
+        usleep(Self.lingerMicroseconds)
         let (records, lostToQueue) = queue.withLock { queue -> ([JSONObject], Int) in
             let records = queue.records
             let lost = queue.lostToQueue
@@ -115,10 +129,6 @@ package final class AuditTrail: Sendable {
             queue.lostToQueue = 0
             queue.writing = !records.isEmpty || lost > 0
             return (records, lost)
-        }
-        guard !records.isEmpty || lostToQueue > 0 else {
-            wake.wait()
-            return
         }
         defer { queue.withLock { $0.writing = false } }
         var chain = writer.chain
