@@ -52,6 +52,7 @@ DOCUMENTED_REJECTIONS = (
     "are both renamed",  # a profile's new names are unique
     "holds the redaction mark",  # ******** sent back where no value is stored to keep
     "${",  # a value that breaks a rule only after its ${VAR} (anywhere in it) is expanded (the message quotes it)
+    'clientMetadataURL "',  # CIMD's client_id rules beyond an http(s) URL: https, a path, no fragment
 )
 
 
