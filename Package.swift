@@ -151,8 +151,8 @@ let package = Package(
             name: "YrdenApp",
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer",
-                "YrdenAudit", "YrdenOAuth", "YrdenResourceAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState", log,
-                lifecycle, signals, httpClient, nioCore, nioHTTP1, prometheus,
+                "YrdenAudit", "YrdenOAuth", "YrdenResourceAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState",
+                log, lifecycle, signals, httpClient, nioCore, nioHTTP1, prometheus,
             ],
             swiftSettings: strict
         ),
