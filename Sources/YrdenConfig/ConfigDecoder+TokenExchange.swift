@@ -10,7 +10,7 @@ extension ConfigDecoder {
             return nil
         }
         guard let endpoint = endpointField.nonEmptyString("tokenEndpoint") else { return nil }
-        if let finding = ConfigRules.checkHTTPURL(endpoint) {
+        if let finding = ConfigRules.checkHTTPURL(endpoint, shown: endpointField.writtenString) {
             endpointField.report(finding.message, fix: finding.fix)
             return nil
         }
@@ -25,7 +25,7 @@ extension ConfigDecoder {
         }
         spec.audience = object["audience"]?.nonEmptyString("audience")
         if let field = object["resource"], let resource = field.nonEmptyString("resource") {
-            if let finding = ConfigRules.checkHTTPURL(resource) {
+            if let finding = ConfigRules.checkHTTPURL(resource, shown: field.writtenString) {
                 field.report(finding.message, fix: finding.fix)
             } else {
                 spec.resource = resource

@@ -49,6 +49,7 @@ DOCUMENTED_REJECTIONS = (
     "must be on loopback",  # gateway.oauthCallback is a loopback listener
     "contains the tool separator",  # the schema encodes the default separator only
     "there is no server",  # a profile's servers are servers of the document
+    "there is no profile",  # limits.profiles names profiles of the document
     "are both renamed",  # a profile's new names are unique
     "holds the redaction mark",  # ******** sent back where no value is stored to keep
     "${",  # a value that breaks a rule only after its ${VAR} (anywhere in it) is expanded (the message quotes it)
