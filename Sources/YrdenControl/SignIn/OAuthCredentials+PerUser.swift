@@ -47,29 +47,13 @@ extension OAuthCredentials {
         user: String
     ) throws(UpstreamError) -> OAuthSession {
         let id = OAuthSessionConfiguration.perUserID(server: spec.id, user: user)
-        let configuration = OAuthSessionConfiguration(
-            serverID: id,
-            serverURL: url,
-            redirectURI: redirectURI,
-            scopes: settings.scopes,
-            clientID: settings.clientId,
-            clientSecret: settings.clientSecret,
-            clientMetadataURL: settings.clientMetadataURL
-        )
+        let configuration = configuration(id: id, url: url, settings: settings)
         let made = userSessions.withLock { sessions -> Result<(OAuthSession, dropped: [OAuthSession]), OAuthError> in
             if let existing = sessions[id], existing.configuration == configuration {
                 return .success((existing.session, []))
             }
             do throws(OAuthError) {
-                let session = try OAuthSession(
-                    configuration: configuration,
-                    http: http,
-                    secrets: secrets,
-                    router: router,
-                    clock: clock,
-                    replicaStore: replicaStore,
-                    logger: logger
-                )
+                let session = try makeSession(configuration)
                 var dropped = sessions[id].map { [$0.session] } ?? []
                 while sessions.count >= Self.maxUserSessions, let oldest = sessions.keys.min() {
                     dropped += sessions.removeValue(forKey: oldest).map { [$0.session] } ?? []

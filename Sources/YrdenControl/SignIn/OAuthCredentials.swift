@@ -128,15 +128,7 @@ package final class OAuthCredentials: UpstreamCredentials {
 
     private func entry(for spec: ServerSpec) throws(UpstreamError) -> Entry? {
         guard let (url, settings) = Self.oauth(of: spec) else { return nil }
-        let configuration = OAuthSessionConfiguration(
-            serverID: spec.id,
-            serverURL: url,
-            redirectURI: redirectURI,
-            scopes: settings.scopes,
-            clientID: settings.clientId,
-            clientSecret: settings.clientSecret,
-            clientMetadataURL: settings.clientMetadataURL
-        )
+        let configuration = configuration(id: spec.id, url: url, settings: settings)
         // Made under the lock (the initializer does no I/O), so two connections never get two sessions.
         let outcome = sessions.withLock { sessions -> Result<(Entry, replaced: OAuthSession?), OAuthError> in
             if let existing = sessions[spec.id], existing.configuration == configuration {
@@ -144,16 +136,7 @@ package final class OAuthCredentials: UpstreamCredentials {
             }
             let feed = ProgressFeed()
             do throws(OAuthError) {
-                let session = try OAuthSession(
-                    configuration: configuration,
-                    http: http,
-                    secrets: secrets,
-                    router: router,
-                    clock: clock,
-                    replicaStore: replicaStore,
-                    logger: logger,
-                    onProgress: { feed.publish($0) }
-                )
+                let session = try makeSession(configuration) { feed.publish($0) }
                 let entry = Entry(configuration: configuration, session: session, feed: feed)
                 defer { sessions[spec.id] = entry }
                 return .success((entry, sessions[spec.id]?.session))
@@ -181,6 +164,37 @@ package final class OAuthCredentials: UpstreamCredentials {
     }
 
     /// Server `spec`'s exchanger (made now if there is none, or if its settings changed).
+    /// The settings of sign-in `id` (a server's, or one user's of a perUser server) to the server at `url`.
+    func configuration(id: String, url: String, settings: OAuthSpec) -> OAuthSessionConfiguration {
+        OAuthSessionConfiguration(
+            serverID: id,
+            serverURL: url,
+            redirectURI: redirectURI,
+            scopes: settings.scopes,
+            clientID: settings.clientId,
+            clientSecret: settings.clientSecret,
+            clientMetadataURL: settings.clientMetadataURL
+        )
+    }
+
+    /// A session with this gateway's HTTP client, secrets, callback router and store. No I/O: callers make it
+    /// under their lock.
+    func makeSession(
+        _ configuration: OAuthSessionConfiguration,
+        onProgress: @escaping @Sendable (OAuthProgress) -> Void = { _ in }
+    ) throws(OAuthError) -> OAuthSession {
+        try OAuthSession(
+            configuration: configuration,
+            http: http,
+            secrets: secrets,
+            router: router,
+            clock: clock,
+            replicaStore: replicaStore,
+            logger: logger,
+            onProgress: onProgress
+        )
+    }
+
     private func exchange(for spec: ServerSpec) throws(UpstreamError) -> TokenExchange {
         guard case .http(let url, _, .tokenExchange(let configured), _) = spec.transport else {
             throw UpstreamError(.auth, "server \(spec.id) does not exchange tokens")
