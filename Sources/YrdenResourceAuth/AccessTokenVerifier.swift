@@ -5,9 +5,12 @@ import YrdenProtocol
 /// (`gateway.auth`): JWTs against the issuer's key set, opaque tokens through its introspection endpoint.
 ///
 /// A verdict is cached per token until the token expires (``VerdictCache``), so a client's next request costs a
-/// dictionary lookup, not a signature check. The key set is fetched once, and again only for a token signed with a
-/// key it lacks (a rotation), at most once per ``keyRefetchInterval``: a stream of tokens with made-up `kid`s
-/// cannot make the gateway hammer its issuer. Every fetch has a deadline (``IssuerHTTP``).
+/// dictionary lookup, not a signature check; a refusal is remembered for ``rejectionLifetime`` under the token's
+/// digest (``RejectionCache``). A token with neither is checked once however many requests present it at once,
+/// off the event loop, with a bound on the checks running (``TokenChecks``). The key set is fetched once, and
+/// again only for a token signed with a key it lacks (a rotation), at most once per ``keyRefetchInterval``: a
+/// stream of tokens with made-up `kid`s cannot make the gateway hammer its issuer. Every fetch has a deadline
+/// (``IssuerHTTP``).
 package final class AccessTokenVerifier: Sendable {
     package let rules: AccessTokenRules
     let http: IssuerHTTP
@@ -16,9 +19,14 @@ package final class AccessTokenVerifier: Sendable {
     let introspectionAuthorization: String?
     let now: @Sendable () -> Double
     let verdicts: VerdictCache
+    let rejections: RejectionCache
+    let checks: TokenChecks
 
     /// The shortest time between two fetches of the key set, after the first.
     static let keyRefetchInterval: Double = 10
+    /// Seconds a refusal is remembered: long enough that a client retrying a bad token in a loop, or an attacker
+    /// repeating one, costs a lookup; short enough that nothing stale matters.
+    static let rejectionLifetime: Double = 30
 
     private struct Keys {
         var metadata: IssuerMetadata?
@@ -39,6 +47,8 @@ package final class AccessTokenVerifier: Sendable {
         http: IssuerHTTP,
         introspectionClient: (id: String, secret: String)? = nil,
         maxCachedTokens: Int = 10_000,
+        maxSignatureChecks: Int = 256,
+        maxIntrospections: Int = 32,
         now: @escaping @Sendable () -> Double
     ) {
         self.rules = rules
@@ -48,6 +58,8 @@ package final class AccessTokenVerifier: Sendable {
             return "Basic " + Base64.encode(Array(pair.utf8), urlSafe: false)
         }
         verdicts = VerdictCache(limit: maxCachedTokens)
+        rejections = RejectionCache(limit: maxCachedTokens, lifetime: Self.rejectionLifetime)
+        checks = TokenChecks(maxSignatures: maxSignatureChecks, maxIntrospections: maxIntrospections)
         self.now = now
     }
 
@@ -56,16 +68,25 @@ package final class AccessTokenVerifier: Sendable {
         verdicts.lookup(token, now: now(), skew: rules.skew)
     }
 
-    /// `token` checked, from the cache when it was checked before; the audience is the caller's to check.
+    /// `token` checked, from the caches when it was checked before; the audience is the caller's to check.
     package func verify(_ token: String) async -> Result<VerifiedAccessToken, TokenRejection> {
         if let verdict = cached(token) { return .success(verdict) }
-        do throws(TokenRejection) {
-            let verdict =
-                JSONWebToken.looksLikeJWT(token) ? try await verifyJWT(token) : try await introspect(token)
-            verdicts.store(token, verdict, now: now())
-            return .success(verdict)
-        } catch {
-            return .failure(error)
+        let digest = TokenDigest(token)
+        if let rejection = rejections.lookup(digest, now: now()) { return .failure(rejection) }
+        let isJWT = JSONWebToken.looksLikeJWT(token)
+        return await checks.outcome(of: digest, kind: isJWT ? .signature : .introspection) {
+            let outcome: Result<VerifiedAccessToken, TokenRejection>
+            do throws(TokenRejection) {
+                outcome = .success(isJWT ? try await self.verifyJWT(token) : try await self.introspect(token))
+            } catch {
+                outcome = .failure(error)
+            }
+            // Remembered before the check leaves ``TokenChecks``, so a request arriving after it finds the outcome.
+            switch outcome {
+            case .success(let verdict): self.verdicts.store(token, verdict, now: self.now())
+            case .failure(let rejection): self.rejections.store(digest, rejection, now: self.now())
+            }
+            return outcome
         }
     }
 

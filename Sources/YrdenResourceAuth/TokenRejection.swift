@@ -20,6 +20,9 @@ package enum TokenRejection: Error, Sendable, Equatable {
     /// The issuer's metadata, key set or introspection endpoint could not be reached or read: not the token's
     /// fault, and not cached.
     case issuerUnavailable(String)
+    /// The token was not checked: as many checks as the gateway runs at once are running (a 503 with
+    /// `Retry-After`, not cached).
+    case busy(String)
 
     package var message: String {
         switch self {
@@ -34,6 +37,7 @@ package enum TokenRejection: Error, Sendable, Equatable {
         case .noUser: "the token names no user"
         case .inactive: "the token is not active"
         case .issuerUnavailable(let why): "the token's issuer could not be asked: \(why)"
+        case .busy(let why): "the token could not be checked now: \(why)"
         }
     }
 }

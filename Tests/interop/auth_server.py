@@ -17,7 +17,9 @@ Run it as ``python auth_server.py [--introspection-client ID:SECRET]``; when rea
   "foreign_key"}``: a token as the test wants it, good or broken (``alg: none``, another issuer, a key the
   server does not publish, ...);
 - ``POST /control/rotate``: a new signing key, published beside the old one, signs from now on;
-- ``GET /control/stats``: how many times the key set, the metadata and introspection were asked for.
+- ``POST /control/introspection-delay`` ``{"seconds"}``: each introspection answers that much later (0: at once);
+- ``GET /control/stats``: how many times the key set, the metadata and introspection were asked for, and the
+  most introspections it was answering at once (``introspect_concurrent_max``).
 """
 
 from __future__ import annotations
@@ -56,7 +58,9 @@ class Issuer:
         self.opaque: dict[str, dict[str, Any]] = {}
         self.user = {"user": "alice", "groups": ["ops"]}
         self.introspection_client = introspection_client
-        self.stats = {"jwks": 0, "metadata": 0, "introspect": 0, "tokens": 0, "registrations": 0}
+        self.stats = {"jwks": 0, "metadata": 0, "introspect": 0, "tokens": 0, "registrations": 0, "introspect_concurrent_max": 0}
+        self.introspection_delay = 0.0
+        self.introspecting = 0
 
     def metadata(self) -> dict[str, Any]:
         return {
@@ -160,6 +164,8 @@ def make_handler(issuer: Issuer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             url = urlsplit(self.path)
             form = self.form()
+            if url.path == "/introspect":
+                return self.introspect_later(form)
             with issuer.lock:
                 if url.path == "/register":
                     client_id = "client-" + secrets.token_hex(6)
@@ -168,8 +174,9 @@ def make_handler(issuer: Issuer) -> type[BaseHTTPRequestHandler]:
                     return self.reply(201, {**form, "client_id": client_id, "token_endpoint_auth_method": "none"})
                 if url.path == "/token":
                     return self.token(form)
-                if url.path == "/introspect":
-                    return self.introspect(form)
+                if url.path == "/control/introspection-delay":
+                    issuer.introspection_delay = float(form.get("seconds", 0))
+                    return self.reply(200, {"seconds": issuer.introspection_delay})
                 if url.path == "/control/user":
                     issuer.user = {"user": form["user"], "groups": form.get("groups", [])}
                     return self.reply(200, issuer.user)
@@ -198,6 +205,20 @@ def make_handler(issuer: Issuer) -> type[BaseHTTPRequestHandler]:
                     return self.reply(400, {"error": "invalid_grant"})
                 return self.reply(200, issuer.issue(held["client_id"], held["user"], form.get("resource") or held["resource"], held["scope"]))
             self.reply(400, {"error": "unsupported_grant_type"})
+
+        def introspect_later(self, form: dict[str, str]) -> None:
+            # Counted in flight from arrival; the delay is slept outside the lock, so delayed answers overlap.
+            with issuer.lock:
+                issuer.introspecting += 1
+                issuer.stats["introspect_concurrent_max"] = max(issuer.stats["introspect_concurrent_max"], issuer.introspecting)
+                delay = issuer.introspection_delay
+            try:
+                time.sleep(delay)
+                with issuer.lock:
+                    self.introspect(form)
+            finally:
+                with issuer.lock:
+                    issuer.introspecting -= 1
 
         def introspect(self, form: dict[str, str]) -> None:
             issuer.stats["introspect"] += 1
@@ -231,6 +252,9 @@ def main() -> None:
     parser.add_argument("--introspection-client", default=None)
     args = parser.parse_args()
     client = tuple(args.introspection_client.split(":", 1)) if args.introspection_client else None
+    # Room for the gateway's concurrent introspections (the default backlog of 5 would make some wait for a
+    # SYN retry).
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer((HOST, 0), BaseHTTPRequestHandler)
     base = f"http://{HOST}:{server.server_address[1]}"
     server.RequestHandlerClass = make_handler(Issuer(base, client))  # type: ignore[assignment]

@@ -52,12 +52,12 @@ package struct ResourceGuard: Sendable {
             verdict = verified
         case .failure(.issuerUnavailable(let why)):
             logger.warning("access token not checked: its issuer could not be asked", metadata: ["reason": "\(why)"])
-            var response = FrontResponses.rpcError(
-                503,
-                JSONRPCError(code: -32000, message: "the access token's issuer cannot be asked now; try again")
+            return .refused(
+                Self.unavailable("the access token's issuer cannot be asked now; try again", retryAfter: 5)
             )
-            response.headers.add(name: "Retry-After", value: "5")
-            return .refused(response)
+        case .failure(.busy(let why)):
+            logger.warning("access token not checked: too many checks at once", metadata: ["reason": "\(why)"])
+            return .refused(Self.unavailable("too many access tokens are being checked now; try again", retryAfter: 1))
         case .failure(let rejection):
             logger.info("access token refused", metadata: ["reason": "\(rejection.message)", "path": "\(path)"])
             return .refused(challenge(path, status: 401, error: "invalid_token", message: rejection.message))
@@ -95,6 +95,13 @@ package struct ResourceGuard: Sendable {
             let last = utf8.lastIndex(where: { $0 != space })
         else { return nil }
         return header[tokenStart...last]
+    }
+
+    /// 503 with `Retry-After`: the token was not judged, so no challenge (the client's token may be good).
+    static func unavailable(_ message: String, retryAfter seconds: Int) -> HTTPResponse {
+        var response = FrontResponses.rpcError(503, JSONRPCError(code: -32000, message: message))
+        response.headers.add(name: "Retry-After", value: String(seconds))
+        return response
     }
 
     /// A 401 or 403 with the challenge that sends a client to the endpoint's metadata.
