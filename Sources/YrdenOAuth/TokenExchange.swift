@@ -7,7 +7,8 @@ import YrdenProtocol
 /// Results are kept per caller token (under its SHA-256, never the token itself as a key) until 30 s before
 /// they expire, or for a minute when the answer gives no lifetime, so a caller's calls make one exchange per
 /// token lifetime; at most ``capacity`` are kept (the expired first, then the soonest to expire, make room).
-/// Concurrent first calls of one caller each exchange: the cache settles on the last answer.
+/// Concurrent first calls of one caller share one exchange (ten calls a host starts together used to make ten),
+/// and at most ``maxExchanging`` exchanges are in flight at once: past that a call fails at once, never queues.
 package final class TokenExchange: Sendable {
     package struct Settings: Sendable, Hashable, CustomStringConvertible {
         package var tokenEndpoint: String
@@ -46,6 +47,8 @@ package final class TokenExchange: Sendable {
     static let unsaidLifetime = 60.0
     /// Seconds before its expiry an exchanged token stops being handed out.
     static let margin = 30.0
+    /// Exchanges in flight at once, each for another caller token.
+    static let maxExchanging = 256
 
     package let capacity: Int
     let settings: Settings
@@ -59,6 +62,8 @@ package final class TokenExchange: Sendable {
     }
 
     private let held = Mutex<[[UInt8]: Held]>([:])
+    /// The exchange in flight per caller token (its SHA-256), which every call of that token awaits.
+    private let exchanging = Mutex<[[UInt8]: Task<Result<String, OAuthError>, Never>]>([:])
 
     /// - Parameter serverURL: the server's URL; plain http to the token endpoint is allowed only on its host
     ///   or this machine, as for OAuth.
@@ -80,15 +85,45 @@ package final class TokenExchange: Sendable {
     /// How many exchanged tokens are held now.
     package var heldCount: Int { held.withLock { $0.count } }
 
-    /// A token for the server standing for the holder of `subjectToken`: held, or exchanged now.
+    /// A token for the server standing for the holder of `subjectToken`: held, or from the exchange in flight
+    /// for it, or exchanged now.
     package func token(for subjectToken: String) async throws(OAuthError) -> String {
         let key = Array(SHA256.hash(data: Array(subjectToken.utf8)))
         let now = clock.now()
         if let current = held.withLock({ $0[key] }), current.usableUntil > now { return current.token }
-        let response = try await exchange(subjectToken)
-        let lifetime = response.expiresIn.map { $0 - Self.margin } ?? Self.unsaidLifetime
-        if lifetime > 0 { keep(Held(token: response.accessToken, usableUntil: clock.now() + lifetime), under: key) }
-        return response.accessToken
+        let flight = exchanging.withLock { exchanging -> Task<Result<String, OAuthError>, Never>? in
+            if let running = exchanging[key] { return running }
+            guard exchanging.count < Self.maxExchanging else { return nil }
+            // Unstructured: shared by every call of this caller token, so no one call's cancellation may end it;
+            // it ends by itself within the HTTP client's deadline.
+            let started = Task { await self.exchangeAndKeep(subjectToken, under: key) }
+            exchanging[key] = started
+            return started
+        }
+        guard let flight else {
+            throw OAuthError(
+                .network,
+                "cannot exchange the caller's token now: \(Self.maxExchanging) exchanges are in flight; try again"
+            )
+        }
+        return try await flight.value.get()
+    }
+
+    /// One exchange, its answer kept before the flight ends (so a call arriving after finds it held).
+    private func exchangeAndKeep(_ subjectToken: String, under key: [UInt8]) async -> Result<String, OAuthError> {
+        let outcome: Result<String, OAuthError>
+        do throws(OAuthError) {
+            let response = try await exchange(subjectToken)
+            let lifetime = response.expiresIn.map { $0 - Self.margin } ?? Self.unsaidLifetime
+            if lifetime > 0 {
+                keep(Held(token: response.accessToken, usableUntil: clock.now() + lifetime), under: key)
+            }
+            outcome = .success(response.accessToken)
+        } catch {
+            outcome = .failure(error)
+        }
+        exchanging.withLock { $0[key] = nil }
+        return outcome
     }
 
     private func keep(_ entry: Held, under key: [UInt8]) {

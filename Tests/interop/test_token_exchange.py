@@ -169,3 +169,42 @@ async def test_a_refused_exchange_fails_the_call_and_says_why(
     finally:
         gateway.stop()
         stop_quietly(gateway.children_at_stop)
+
+
+async def test_concurrent_first_calls_of_one_caller_make_one_exchange(yrden: Path, peer: str, tmp_path: Path) -> None:
+    # A gateway of its own, so that these are the caller's first calls; the exchange answers slowly, so all ten
+    # calls are waiting for it together.
+    config = {
+        "gateway": {"clientTokens": [ALICE]},
+        "mcpServers": {
+            "tasks": {
+                "url": f"{peer}/mcp",
+                "auth": {
+                    "type": "tokenExchange", "tokenEndpoint": f"{peer}/token",
+                    "clientId": CLIENT_ID, "clientSecret": CLIENT_SECRET,
+                },
+            }
+        },
+    }
+    gateway = start_gateway(yrden, config, tmp_path / "gw")
+    httpx2.post(f"{peer}/control/exchange-delay", json={"seconds": 1.0}, timeout=10).raise_for_status()
+    try:
+        before = stats(peer)
+        answers: list[tuple[bool, str]] = []
+        async with mcp_session(gateway.url, headers={"Authorization": f"Bearer {ALICE}"}) as session:
+
+            async def one() -> None:
+                result = await session.client.call_tool("tasks__whoami", {})
+                answers.append((result.is_error, text_of(result)))
+
+            with anyio.fail_after(CALL_TIMEOUT):
+                async with anyio.create_task_group() as group:
+                    for _ in range(10):
+                        group.start_soon(one)
+        assert answers == [(False, "alice")] * 10
+        after = stats(peer)
+        assert after["exchanges"].get("alice", 0) - before["exchanges"].get("alice", 0) == 1
+    finally:
+        httpx2.post(f"{peer}/control/exchange-delay", json={"seconds": 0}, timeout=10)
+        gateway.stop()
+        stop_quietly(gateway.children_at_stop)

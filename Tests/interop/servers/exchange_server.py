@@ -10,6 +10,7 @@ When ready it prints its base URL (``http://127.0.0.1:PORT``) as one line on std
   the request must authenticate as that client (HTTP Basic).
 - ``/mcp``: anyone may connect and list (the gateway's connection goes with no caller's credential); the tool
   ``whoami()`` answers the user whose exchanged token the call carried, or fails without one.
+- ``POST /control/exchange-delay`` ``{"seconds"}``: each exchange answers that much later (0: at once).
 - ``GET /control/stats``: ``exchanges`` (per user), ``refused_exchanges``, ``last_exchange`` (its fields, the
   subject token left out), ``calls`` (for each ``tools/call`` as the MCP server saw it: the kind of
   ``Authorization`` it carried: ``xchg:<user>``, ``raw:<user>`` for a caller's own token forwarded as it is,
@@ -52,6 +53,7 @@ class State:
         self.last_exchange: dict[str, str] | None = None
         self.calls: list[str] = []
         self.by_method: dict[str, Counter[str]] = {}
+        self.exchange_delay = 0.0
 
     def kind(self, header: str | None) -> str:
         if not header:
@@ -105,6 +107,8 @@ def build(state: State) -> ASGIApp:
             state.refused += 1
             await respond(send, 400, {"error": "invalid_grant", "error_description": "unknown subject token"})
             return
+        if state.exchange_delay:
+            await anyio.sleep(state.exchange_delay)
         state.exchanges[user] += 1
         state.last_exchange = {k: v for k, v in fields.items() if k != "subject_token"}
         issued = f"xchg_{user}_{state.exchanges[user]}_{secrets.token_urlsafe(8)}"
@@ -123,6 +127,9 @@ def build(state: State) -> ASGIApp:
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] == "/token" and scope["method"] == "POST":
             await token(scope, receive, send)
+        elif scope["type"] == "http" and scope["path"] == "/control/exchange-delay" and scope["method"] == "POST":
+            state.exchange_delay = float(json.loads(await read_body(receive) or b"{}").get("seconds", 0))
+            await respond(send, 200, {"seconds": state.exchange_delay})
         elif scope["type"] == "http" and scope["path"] == "/control/stats":
             await respond(
                 send,
