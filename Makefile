@@ -56,6 +56,9 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: Tests/interop/requirements.txt
 	$(PYTHON) -m venv $(VENV) || { apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); }
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements.txt
+	# The wheels of mcp-server-time and its dependencies at the pinned versions, for test_registry.py's `uvx`,
+	# which then installs from them with no index (offline).
+	$(VENV)/bin/pip download -q --disable-pip-version-check -d $(VENV)/wheelhouse -c Tests/interop/requirements.txt mcp-server-time
 	touch $@
 
 # The official SDK 1.x, for the tests that drive the gateway with a 1.x host: a venv of its own, since 1.x and

@@ -27,6 +27,7 @@ extension AdminAPI {
 
     func createServer(_ request: HTTPRequest) async throws(AdminProblem) -> HTTPResponse {
         let body = try AdminRequestBody.parse(request, as: AdminRequestBody.json).get()
+        if RegistryServerJSON.isServerJSON(body) { return try await createServerFromRegistry(body, request) }
         let (id, entry) = try NewServerRequest.parse(body)
         do {
             try await store.addServer(id: id, entry: entry)
@@ -113,7 +114,7 @@ extension AdminAPI {
     }
 
     /// The server's view with its entry's `ETag`, for the answers that show one server.
-    private func answer(
+    func answer(
         _ status: Int,
         viewOf id: String,
         headers: HTTPHeaders = []

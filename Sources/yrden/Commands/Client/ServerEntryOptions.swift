@@ -42,7 +42,31 @@ struct ServerEntryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The whole entry as JSON, as in the config file's mcpServers.", valueName: "json"))
     var jsonEntry: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A server.json of the MCP registry (schema 2025-12-11): the gateway makes the entry from it.",
+            valueName: "file"
+        )
+    )
+    var from: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --from: the package or remote to take, such as packages[1] or remotes[0] (default: the first usable package, then remote).",
+            valueName: "item"
+        )
+    )
+    var use: String?
+
     func validate() throws {
+        guard from == nil else {
+            let flags = command != nil || url != nil || jsonEntry != nil || !args.isEmpty || !environment.isEmpty
+            if flags || type != nil || !headers.isEmpty || prefix != nil || disabled {
+                throw ValidationError("--from makes the whole entry: give no other entry flag with it")
+            }
+            return
+        }
+        if use != nil { throw ValidationError("--use chooses within a --from file: add --from") }
         _ = try entry()
     }
 

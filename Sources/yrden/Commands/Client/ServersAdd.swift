@@ -1,4 +1,5 @@
 import ArgumentParser
+import NIOHTTP1
 import YrdenConfig
 import YrdenProtocol
 
@@ -9,13 +10,14 @@ struct ServersAdd: AsyncParsableCommand {
         abstract: "Add a server to the running gateway (saved to its config) and start connecting it.",
         discussion: """
             Give a stdio server's --command (with --arg and --env) or a remote server's --url (with --type \
-            and --header), or a whole entry as --json-entry, whose keys the other flags override. Here --url \
+            and --header), or a whole entry as --json-entry, whose keys the other flags override, or a \
+            server.json of the MCP registry as --from (the id then defaults from its name). Here --url \
             is the new server's address: give the gateway's as --gateway or YRDEN_URL.
             """
     )
 
-    @Argument(help: "The new server's id: lowercase letters, digits, '_' and '-'.")
-    var id: String
+    @Argument(help: "The new server's id: lowercase letters, digits, '_' and '-' (with --from, made from its name).")
+    var id: String?
 
     @OptionGroup var connection: AddConnectionOptions
     @OptionGroup var entryOptions: ServerEntryOptions
@@ -25,6 +27,9 @@ struct ServersAdd: AsyncParsableCommand {
     var rollback = false
 
     func validate() throws {
+        if id == nil && entryOptions.from == nil {
+            throw ValidationError("name the new server: yrden servers add ID …")
+        }
         if entryOptions.disabled && waiting.wait {
             throw ValidationError("a --disabled server never connects: drop --wait")
         }
@@ -34,16 +39,10 @@ struct ServersAdd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let entry = try entryOptions.entry()
-        for name in EnvironmentReferences.names(in: entry) {
-            Terminal.note(
-                "${\(name)} is expanded where the gateway runs, from its environment, not this shell's: "
-                    + "the server fails to connect until \(name) is set there"
-            )
-        }
+        let (id, request, query) = try newServer()
         try await ClientSession.run(try connection.endpoint()) { client in
-            let request: JSONValue = .object(["id": .string(id), "config": entry])
-            let server = try ServerView(try await client.post("/api/v1/servers", json: request).json())
+            let answer = try await client.send(.POST, "/api/v1/servers", query: query, body: request)
+            let server = try ServerView(try answer.json())
             print("added \(server.id)")
             do {
                 try await waiting.finish(client, server)
@@ -59,6 +58,42 @@ struct ServersAdd: AsyncParsableCommand {
                 }
                 throw failure
             }
+        }
+    }
+}
+
+extension ServersAdd {
+    /// The id, the body and the query to send: `{"id", "config"}` from the flags, or the `--from` file as it
+    /// is (the gateway makes the entry, and downloads what it needs), read here first so that a bad file is
+    /// told before anything is sent and the variables to set are named.
+    private func newServer() throws -> (id: String, body: JSONValue, query: [(String, String)]) {
+        guard let path = entryOptions.from else {
+            let entry = try entryOptions.entry()
+            noteReferences(in: entry)
+            return (id ?? "", .object(["id": .string(id ?? ""), "config": entry]), [])
+        }
+        let document: JSONValue
+        let conversion: RegistryConversion
+        do {
+            document = try RegistryServerJSON.read(path: path)
+            conversion = try RegistryServerJSON.convert(document, choice: entryOptions.use)
+        } catch {
+            throw ClientFailure(["\(path) cannot be added:"] + error.problems.map { "  \($0)" })
+        }
+        let id = id ?? conversion.suggestedID
+        Terminal.note("\(path): \(conversion.name) \(conversion.version ?? ""), from its \(conversion.source)")
+        for note in conversion.notes { Terminal.note(note) }
+        var query = [("id", id)]
+        if let use = entryOptions.use { query.append(("use", use)) }
+        return (id, document, query)
+    }
+
+    private func noteReferences(in entry: JSONValue) {
+        for name in EnvironmentReferences.names(in: entry) {
+            Terminal.note(
+                "${\(name)} is expanded where the gateway runs, from its environment, not this shell's: "
+                    + "the server fails to connect until \(name) is set there"
+            )
         }
     }
 }
