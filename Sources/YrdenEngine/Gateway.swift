@@ -94,6 +94,7 @@ package final class Gateway: Sendable {
             audit: audit,
             logger: logger
         )
+        dispatcher.followUserSignIns()
         pinning = ToolPinning(
             pins: toolPins ?? ToolPins(mode: config.security.toolPinning),
             registry: registry,

@@ -22,6 +22,7 @@ package struct FrontRouter: Sendable {
     let gateway: Gateway
     let legacySSE: LegacySSEEndpoint
     let oauthCallback: OAuthCallbackEndpoint
+    let signInLink: SignInLinkEndpoint
     /// `nil` when `gateway.console` is off.
     let console: ConsoleEndpoint?
     /// Accepted on a profile's endpoint beside the profile's own tokens, as on `/mcp`.
@@ -73,6 +74,7 @@ package struct FrontRouter: Sendable {
         adminToken = settings.adminToken
         self.metrics = MetricsEndpoint(registry: metrics)
         oauthCallback = OAuthCallbackEndpoint(signIns: signIns)
+        signInLink = SignInLinkEndpoint(signIns: signIns)
         console =
             settings.console
             ? ConsoleEndpoint(
@@ -85,6 +87,7 @@ package struct FrontRouter: Sendable {
     /// The dedicated OAuth callback listener's handler: `/oauth/callback` and nothing else.
     package func handleOAuthCallbackOnly(_ request: HTTPRequest) async -> HTTPResponse {
         if let refusal = refusal(of: request) { return refusal }
+        if request.path.hasPrefix(SignInLinkEndpoint.prefix) { return await signInLink.handle(request) }
         return request.path == "/oauth/callback" ? await oauthCallback.handle(request) : FrontResponses.notFound
     }
 
@@ -103,6 +106,8 @@ package struct FrontRouter: Sendable {
             return metrics.handle(request)
         case "/oauth/callback":
             return await oauthCallback.handle(request)
+        case let path where path.hasPrefix(SignInLinkEndpoint.prefix):
+            return await signInLink.handle(request)
         case let path where path.hasPrefix(AdminAPI.prefix):
             return await admin.handle(request)
         case let path where path.hasPrefix(Self.serverEndpointPrefix):

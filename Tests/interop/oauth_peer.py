@@ -3,7 +3,7 @@
 - starting and stopping the peer (``start_oauth_server`` / ``OAuthServer``, or the ``oauth_server`` fixture:
   import it into a test module and call ``oauth_server(access_token_ttl=5)``);
 - steering it and reading what it saw (``OAuthServer.stats()``, ``.secrets()``, ``.revoke_refresh_tokens()``,
-  ``.expire_access_tokens()``, ``.set_deny()``);
+  ``.revoke_client_tokens()``, ``.expire_access_tokens()``, ``.set_deny()``);
 - a scripted browser (``browser_sign_in``): opens an authorization URL and follows the redirects the way a
   browser does after the user clicked "Allow", optionally stopping before it reaches the client's
   ``redirect_uri``, so a test can deliver that callback itself, late or altered (``with_query``,
@@ -33,6 +33,7 @@ READY_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
 BROWSER_TIMEOUT = 30.0
 MAX_BROWSER_HOPS = 10
+SIGN_IN_LINK_PATH = "/oauth/sign-in/"
 BROWSER_USER_AGENT = "yrden-interop-browser/1.0"
 
 LIVE_OAUTH_SERVERS: list[OAuthServer] = []
@@ -107,6 +108,10 @@ class OAuthServer:
     def revoke_refresh_tokens(self) -> int:
         """Every refresh token stops working; returns how many were live."""
         return self._control("POST", "revoke-refresh-tokens")["revoked"]
+
+    def revoke_client_tokens(self, client_id: str, *, refresh: bool = False) -> int:
+        """One client's access tokens stop working (and its refresh tokens when ``refresh``); returns how many."""
+        return self._control("POST", "revoke-client-tokens", {"client_id": client_id, "refresh": refresh})["revoked"]
 
     def expire_access_tokens(self) -> int:
         """Every access token expires now (the next /mcp request with one gets 401); returns how many were live."""
@@ -309,14 +314,24 @@ async def browser_sign_in(
     With ``follow_to_client=False`` the browser stops there without opening it (the test can alter it and
     deliver it with ``open_in_browser``); otherwise it opens it and follows any further redirects, and the
     result's ``final_*`` describe the page the client showed.
+
+    A gateway's own sign-in link (``/oauth/sign-in/…``, what a per-user server's call is answered with) is
+    opened first, and must redirect to the authorization URL, where the chain above starts.
     """
-    auth_origin = _origin(authorization_url)
     hops: list[str] = []
     redirect_url: str | None = None
     url = authorization_url
     async with httpx2.AsyncClient(
         timeout=timeout, follow_redirects=False, headers={"User-Agent": BROWSER_USER_AGENT}
     ) as http:
+        if urlsplit(url).path.startswith(SIGN_IN_LINK_PATH):
+            link = await http.get(url)
+            hops.append(url)
+            assert link.status_code == 302 and "location" in link.headers, (
+                f"the sign-in link answered HTTP {link.status_code}: {link.text[:300]}"
+            )
+            url = urljoin(url, link.headers["location"])
+        auth_origin = _origin(url)
         while True:
             response = await http.get(url)
             hops.append(url)

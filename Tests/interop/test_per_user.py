@@ -3,11 +3,12 @@ user, and each user's calls reach the upstream with that user's own token only.
 
 The upstream is the OAuth peer (``servers/oauth_server.py``); the users are two static client tokens. The
 server's own connection (handshake, lists) is signed in once by the operator, through the admin API, as for
-any OAuth server. A user who has not signed in gets, on their first call, the sign-in URL: in an
-``elicitation/create`` request (``mode: "url"``) when the client declared URL elicitation, else in a tool
-error. After the scripted browser comes back to the gateway's callback, the user's next call works. Each
-sign-in registers its own client at the peer, so ``whoami`` (the client_id of the token a call carried) tells
-whose token reached the upstream.
+any OAuth server. A user who has not signed in gets, on their first call, the gateway's sign-in link
+(``/oauth/sign-in/<id>``, redirecting to that user's pending sign-in): in an ``elicitation/create`` request
+(``mode: "url"``) when the client declared URL elicitation, else in a tool error. After the scripted browser
+comes back to the gateway's callback, the user's next call works. Each sign-in registers its own client at
+the peer, so ``whoami`` (the client_id of the token a call carried) tells whose token reached the upstream.
+The link, ``elicitation/complete``, -32042 and a refused token are in ``test_per_user_sign_in.py``.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ async def test_two_users_each_sign_in_and_reach_the_upstream_with_their_own_toke
         assert error.error.code != URL_ELICITATION_REQUIRED, error.error
         shown = error.error.message
     urls = re.findall(r"https?://\S+", shown)
-    assert urls and urls[0].startswith(peer.base + "/authorize?"), shown
+    assert urls and urls[0].startswith(f"{gw.base}/oauth/sign-in/"), shown  # the gateway's link, not the AS's
     visit = await browser_sign_in(urls[0])
     assert visit.final_status == 200 and visit.final_url.startswith(f"{gw.base}/oauth/callback?"), visit.hops
     alice_client = client_id_of(await whoami_as(gw, ALICE))
@@ -137,7 +138,7 @@ async def test_two_users_each_sign_in_and_reach_the_upstream_with_their_own_toke
     first_of_bob = await whoami_as(gw, BOB, mode="legacy", elicitation_callback=sign_in_when_asked)
     assert first_of_bob.is_error and "call again" in text_of(first_of_bob), text_of(first_of_bob)
     assert [p.mode for p in asked] == ["url"], asked
-    assert str(asked[0].url).startswith(peer.base + "/authorize?") and str(asked[0].url) != urls[0]
+    assert str(asked[0].url).startswith(f"{gw.base}/oauth/sign-in/") and str(asked[0].url) != urls[0]
 
     async def never_asked(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         raise AssertionError("asked to sign in again after signing in")

@@ -21,25 +21,73 @@ extension OAuthCredentials {
     ) async throws(UpstreamError)
         -> UserAuthorization
     {
-        guard let (url, settings) = Self.oauth(of: spec), settings.perUser else {
-            throw UpstreamError(.auth, "server \(spec.id) has no per-user sign-ins")
-        }
-        let session = try userSession(for: spec, url: url, settings: settings, user: user)
+        let (url, session) = try userSession(for: spec, user: user)
         do {
             return .authorization("Bearer " + (try await session.accessToken(forRequestTo: url)))
         } catch  where error.kind == .needsSignIn {
-            if case .waitingForUser(let shown, _) = await session.progress { return .signInNeeded(url: shown) }
-            do {
-                return .signInNeeded(url: try await session.beginSignIn())
-            } catch {
-                throw UpstreamError(.auth, error.message)
-            }
+            return try await signInNeeded(session)
         } catch {
             throw UpstreamError(.auth, error.message)
         }
     }
 
+    package func userAuthorizationRefused(
+        _ authorization: String,
+        for spec: ServerSpec,
+        user: String
+    ) async throws(UpstreamError) -> UserAuthorization {
+        let (_, session) = try userSession(for: spec, user: user)
+        let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : authorization
+        // One refresh per user however many of their calls were refused: the session's refresh is single
+        // flight, and a call refused with a token already replaced just takes the new one.
+        if await session.handleUnauthorized(challenge: nil, rejectedToken: token) {
+            return try await userAuthorization(for: spec, user: user)
+        }
+        guard await !session.hasTokens else {
+            throw UpstreamError(.auth, "the server refused the user's token, and it could not be refreshed now")
+        }
+        return try await signInNeeded(session)
+    }
+
+    package func onUserSignedIn(_ handler: @escaping @Sendable (_ elicitationID: String) -> Void) {
+        userSignedIn.withLock { $0 = handler }
+    }
+
+    /// The elicitation id of user sign-in `sessionID` (`<server>.user-<16 hex>`): stable per user and server.
+    static func elicitationID(_ sessionID: String) -> String { "yrden-sign-in-" + sessionID }
+
+    /// The user's pending sign-in (started now unless one waits for the browser), as the gateway's link to it.
+    private func signInNeeded(_ session: OAuthSession) async throws(UpstreamError) -> UserAuthorization {
+        var pending = await session.progress
+        if case .waitingForUser = pending {
+        } else {
+            do {
+                let started = try await session.beginSignIn()
+                pending = await session.progress
+                if case .waitingForUser = pending {
+                } else {
+                    // Replaced or finished meanwhile: the link checks where the sign-in stands when opened.
+                    pending = .waitingForUser(authorizationURL: started, expiresAt: clock.now() + 600)
+                }
+            } catch {
+                throw UpstreamError(.auth, error.message)
+            }
+        }
+        guard case .waitingForUser(let authorizationURL, let expiresAt) = pending else {
+            throw UpstreamError(.auth, "the sign-in of \(session.serverID) could not be started")
+        }
+        let link = links.link(for: session, authorizationURL: authorizationURL, expiresAt: expiresAt, now: clock.now())
+        return .signInNeeded(url: link, elicitationID: Self.elicitationID(session.serverID))
+    }
+
     /// User `user`'s session for server `spec`, made now if there is none or its settings changed.
+    private func userSession(for spec: ServerSpec, user: String) throws(UpstreamError) -> (String, OAuthSession) {
+        guard let (url, settings) = Self.oauth(of: spec), settings.perUser else {
+            throw UpstreamError(.auth, "server \(spec.id) has no per-user sign-ins")
+        }
+        return (url, try userSession(for: spec, url: url, settings: settings, user: user))
+    }
+
     private func userSession(
         for spec: ServerSpec,
         url: String,
@@ -53,7 +101,11 @@ extension OAuthCredentials {
                 return .success((existing.session, []))
             }
             do throws(OAuthError) {
-                let session = try makeSession(configuration)
+                let elicitationID = Self.elicitationID(id)
+                let session = try makeSession(configuration) { [weak self] progress in
+                    // Whoever was shown this sign-in's elicitation may retry now (`elicitation/complete`).
+                    if progress == .complete { self?.userSignedIn.withLock { $0 }?(elicitationID) }
+                }
                 var dropped = sessions[id].map { [$0.session] } ?? []
                 while sessions.count >= Self.maxUserSessions, let oldest = sessions.keys.min() {
                     dropped += sessions.removeValue(forKey: oldest).map { [$0.session] } ?? []

@@ -37,6 +37,10 @@ package final class OAuthCredentials: UpstreamCredentials {
     private let exchanges = Mutex<[String: (settings: TokenExchange.Settings, exchange: TokenExchange)]>([:])
     /// Servers whose session has a reload of its stored tokens queued: one task per server at most.
     private let reloads = Mutex<Set<String>>([])
+    /// The gateway's own links to users' pending sign-ins (`/oauth/sign-in/<id>`).
+    let links: SignInLinks
+    /// Told the elicitation id of each user's sign-in that completes (``onUserSignedIn(_:)``).
+    let userSignedIn = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     package init(
         router: OAuthCallbackRouter,
@@ -54,6 +58,7 @@ package final class OAuthCredentials: UpstreamCredentials {
         self.clock = clock
         self.replicaStore = replicaStore
         self.logger = logger
+        links = SignInLinks(redirectURI: redirectURI)
         if replicaStore != nil {
             router.lookElsewhere { [weak self] state in await self?.signInStartedElsewhere(state: state) }
         }

@@ -52,6 +52,13 @@ package struct SignInControl: Sendable {
         return SignInOutcome(await credentials.router.handleCallback(query: query))
     }
 
+    /// Where the gateway's sign-in link `id` (`/oauth/sign-in/<id>`) sends the browser: the authorization URL
+    /// of the user's sign-in it was made for, while that sign-in is pending; `nil` otherwise.
+    package func signInLink(_ id: String) async -> String? {
+        guard let credentials else { return nil }
+        return await credentials.links.authorizationURL(for: id, now: credentials.clock.now())
+    }
+
     /// Signs server `id` out: its tokens leave memory and disk, and it reconnects through a new sign-in.
     package func signOut(_ id: String) async throws(ControlError) {
         let (session, _) = try session(id)

@@ -8,8 +8,28 @@ enum CallerCredential: Sendable {
     case connection
     /// This `Authorization`, for this call only.
     case authorization(String)
-    /// The call is not sent: the caller must sign in first, at this URL (``Dispatcher/signInAnswer``).
-    case signIn(url: String, message: String)
+    /// This `Authorization` of the caller's own sign-in (`perUser`), for this call only: refused with a 401, it
+    /// is refreshed once and the call sent again (``Dispatcher/retry(afterRefused:_:on:server:params:options:inputRelay:_:)``).
+    case userAuthorization(String)
+    /// The call is not sent: the caller must sign in first, at this URL (``Dispatcher/signInAnswer``), the
+    /// gateway's link to the sign-in named `elicitationID`.
+    case signIn(url: String, message: String, elicitationID: String)
+
+    /// The `Authorization` the call carries for its caller, if any.
+    var authorization: String? {
+        switch self {
+        case .authorization(let value), .userAuthorization(let value): value
+        case .connection, .signIn: nil
+        }
+    }
+}
+
+/// A user's call whose `Authorization` the upstream may refuse: what its second chance needs.
+struct RefusableUserCall: Sendable {
+    /// The `Authorization` the call was sent with.
+    let used: String
+    /// Where a sign-in elicitation goes, when the refresh is refused.
+    let relay: SessionRelay
 }
 
 extension Dispatcher {
@@ -54,10 +74,12 @@ extension Dispatcher {
     }
 
     /// A `perUser` server: the caller's own sign-in, or the URL they must sign in at first.
+    /// `refused`: the `Authorization` the upstream just refused, to be refreshed.
     private func userCredential(
         to spec: ServerSpec,
         method: String,
-        _ context: ForwardContext
+        _ context: ForwardContext,
+        refused: String? = nil
     ) async throws(JSONRPCError) -> CallerCredential {
         let server = spec.id
         // An open gateway's callers are all "anonymous": one sign-in would serve them all, which is no user's.
@@ -73,15 +95,66 @@ extension Dispatcher {
         }
         let outcome: UserAuthorization
         do {
-            outcome = try await credentials.userAuthorization(for: spec, user: context.caller.user)
+            if let refused {
+                outcome = try await credentials.userAuthorizationRefused(refused, for: spec, user: context.caller.user)
+            } else {
+                outcome = try await credentials.userAuthorization(for: spec, user: context.caller.user)
+            }
         } catch {
             throw .upstreamUnavailable("MCP server '\(server)': \(error.message)", server: server)
         }
         switch outcome {
         case .authorization(let value):
-            return .authorization(value)
-        case .signInNeeded(let url):
-            return .signIn(url: url, message: "Sign in to '\(server)' as \(context.caller.user) to use it: open \(url)")
+            return .userAuthorization(value)
+        case .signInNeeded(let url, let elicitationID):
+            return .signIn(
+                url: url,
+                message: "Sign in to '\(server)' as \(context.caller.user) to use it: open \(url)",
+                elicitationID: elicitationID
+            )
+        }
+    }
+
+    /// A user's call the upstream refused with a 401: the user's token is refreshed (once, shared by every call
+    /// of that user refused meanwhile) and the call sent once more; a refused refresh is answered as for a
+    /// user not signed in. A 401 means the upstream did not run the call, so sending it again is safe.
+    func retry(
+        afterRefused refused: RefusableUserCall,
+        _ request: JSONRPCRequest,
+        on client: UpstreamClient,
+        server: String,
+        params forwarded: JSONObject,
+        options: RequestOptions,
+        inputRelay: SessionRelay?,
+        _ context: ForwardContext
+    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
+        guard let spec = context.snapshot.links[server]?.spec else { throw .internalError("no server \(server)") }
+        switch try await userCredential(to: spec, method: request.method, context, refused: refused.used) {
+        case .userAuthorization(let value), .authorization(let value):
+            var options = options
+            options.headers.removeAll { $0.name.lowercased() == "authorization" }
+            options.headers.append((name: "Authorization", value: value))
+            return try await call(
+                request,
+                on: client,
+                server: server,
+                params: forwarded,
+                options: options,
+                inputRelay: inputRelay,
+                context
+            )
+        case .signIn(let url, let message, let elicitationID):
+            return await signInAnswer(
+                url: url,
+                message: message,
+                elicitationID: elicitationID,
+                server: server,
+                method: request.method,
+                relay: refused.relay,
+                context
+            )
+        case .connection:
+            throw .internalError("server \(server) has no per-user sign-ins")
         }
     }
 
@@ -93,6 +166,7 @@ extension Dispatcher {
     func signInAnswer(
         url: String,
         message: String,
+        elicitationID: String,
         server: String,
         method: String,
         relay: SessionRelay,
@@ -100,7 +174,7 @@ extension Dispatcher {
     ) async -> Result<JSONValue, JSONRPCError> {
         let elicitation: JSONObject = [
             "mode": "url", "message": .string(message), "url": .string(url),
-            "elicitationId": .string("yrden-sign-in-" + server),
+            "elicitationId": .string(elicitationID),
         ]
         var shown = message
         if context.clientCapabilities["elicitation"]?["url"] != nil {
@@ -109,7 +183,7 @@ extension Dispatcher {
                 return .failure(JSONRPCError(code: Self.urlElicitationRequired, message: message, data: data))
             }
             let ask = JSONRPCRequest(
-                id: .string("yrden-sign-in-" + server),
+                id: .string(elicitationID),
                 method: MCPMethod.elicitationCreate,
                 params: .object(elicitation)
             )
@@ -127,6 +201,23 @@ extension Dispatcher {
         switch spec.transport {
         case .http(_, _, let auth, _), .sse(_, _, let auth): auth
         case .stdio: nil
+        }
+    }
+}
+
+extension Dispatcher {
+    /// When a user's sign-in completes, the sessions that were shown its URL elicitation (and only those) get
+    /// `notifications/elicitation/complete` with its id, so a host waiting on it may retry the call. A
+    /// 2026-07-28 client was answered -32042 instead and has no session to be told in.
+    func followUserSignIns() {
+        connector.credentials?.onUserSignedIn { [sessions] elicitationID in
+            let notice = JSONRPCNotification(
+                method: MCPMethod.elicitationComplete,
+                params: ["elicitationId": .string(elicitationID)]
+            )
+            for session in sessions.all() where session.takeElicitation(elicitationID) {
+                session.deliver(.notification(notice))
+            }
         }
     }
 }

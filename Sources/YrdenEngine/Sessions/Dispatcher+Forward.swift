@@ -95,19 +95,21 @@ extension Dispatcher {
             context
         )
         options.headers = headers
-        switch try await callerCredential(to: server, method: request.method, context) {
-        case .connection: break
-        case .authorization(let value): options.headers.append((name: "Authorization", value: value))
-        case .signIn(let url, let message):
+        let credential = try await callerCredential(to: server, method: request.method, context)
+        if let value = credential.authorization { options.headers.append((name: "Authorization", value: value)) }
+        if case .signIn(let url, let message, let elicitationID) = credential {
             return await signInAnswer(
                 url: url,
                 message: message,
+                elicitationID: elicitationID,
                 server: server,
                 method: request.method,
                 relay: relay,
                 context
             )
         }
+        var refusable: RefusableUserCall?
+        if case .userAuthorization(let used) = credential { refusable = RefusableUserCall(used: used, relay: relay) }
         if crossing.parks {
             return try await bridge.forwardParking(
                 request,
@@ -126,7 +128,8 @@ extension Dispatcher {
             params: forwarded,
             options: options,
             inputRelay: crossing.resolvesInputRequired ? relay : nil,
-            context
+            context,
+            refusable: refusable
         )
     }
 
@@ -193,14 +196,17 @@ extension Dispatcher {
 
     /// Makes the call and records it; an upstream's `input_required` is resolved through `inputRelay` when the
     /// crossing says so (``EraCrossing/resolvesInputRequired``).
-    private func call(
+    /// A user's call is `refusable`: a 401 to its `Authorization` gets one refresh and one more try
+    /// (``retry(afterRefused:_:on:server:params:options:inputRelay:_:)``).
+    func call(
         _ request: JSONRPCRequest,
         on client: UpstreamClient,
         server: String,
         params forwarded: JSONObject,
         options: RequestOptions,
         inputRelay: SessionRelay?,
-        _ context: ForwardContext
+        _ context: ForwardContext,
+        refusable: RefusableUserCall? = nil
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
         let started = ContinuousClock.now
         do {
@@ -225,6 +231,18 @@ extension Dispatcher {
                 duration: .now - started,
                 failure: error.kind
             )
+            if let refusable, error.kind == .auth, error.httpStatus == 401 {
+                return try await retry(
+                    afterRefused: refusable,
+                    request,
+                    on: client,
+                    server: server,
+                    params: forwarded,
+                    options: options,
+                    inputRelay: inputRelay,
+                    context
+                )
+            }
             let spec = context.snapshot.links[server]?.spec
             let reason = spec.map { ServerSecrets($0).scrub(error.message) } ?? error.message
             throw .upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server)

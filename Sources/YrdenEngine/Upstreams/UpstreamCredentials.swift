@@ -20,16 +20,30 @@ package protocol UpstreamCredentials: Sendable {
     func exchangedToken(for spec: ServerSpec, callerToken: String) async throws(UpstreamError) -> String
 
     /// The `Authorization` for a call of `user` to server `spec` (`"perUser": true`): that user's own token,
-    /// or, when the user has not signed in to it yet, the authorization URL of a sign-in started for them.
+    /// or, when the user has not signed in to it yet, the gateway's link to a sign-in started for them.
     func userAuthorization(for spec: ServerSpec, user: String) async throws(UpstreamError) -> UserAuthorization
+
+    /// Server `spec` refused `authorization` (401), which ``userAuthorization(for:user:)`` gave for `user`: the
+    /// user's token is refreshed (one refresh at a time per user) and the new one returned; a refused refresh
+    /// drops that user's tokens and answers with a new sign-in, as for a user not signed in.
+    func userAuthorizationRefused(
+        _ authorization: String,
+        for spec: ServerSpec,
+        user: String
+    ) async throws(UpstreamError) -> UserAuthorization
+
+    /// `handler` hears the `elicitationID` of each user's sign-in that completes (see
+    /// ``UserAuthorization/signInNeeded(url:elicitationID:)``); the latest handler replaces the one before.
+    func onUserSignedIn(_ handler: @escaping @Sendable (_ elicitationID: String) -> Void)
 }
 
 /// What a user's call to a per-user server goes with.
 package enum UserAuthorization: Sendable, Hashable {
     /// The `Authorization` header value (`Bearer …`).
     case authorization(String)
-    /// The user must sign in first, at this URL (shown to that user only).
-    case signInNeeded(url: String)
+    /// The user must sign in first, at this URL (the gateway's own link, shown to that user only);
+    /// `elicitationID` names that sign-in, the same for every call of the user to the server until it completes.
+    case signInNeeded(url: String, elicitationID: String)
 }
 
 extension UpstreamCredentials {
@@ -45,6 +59,16 @@ extension UpstreamCredentials {
     {
         throw UpstreamError(.auth, "this gateway keeps no per-user sign-ins for server \(spec.id)")
     }
+
+    package func userAuthorizationRefused(
+        _ authorization: String,
+        for spec: ServerSpec,
+        user: String
+    ) async throws(UpstreamError) -> UserAuthorization {
+        throw UpstreamError(.auth, "this gateway keeps no per-user sign-ins for server \(spec.id)")
+    }
+
+    package func onUserSignedIn(_ handler: @escaping @Sendable (_ elicitationID: String) -> Void) {}
 }
 
 /// One server's sign-in, as an upstream connection uses it.

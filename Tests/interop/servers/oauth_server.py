@@ -50,6 +50,9 @@ Control endpoints (not protected, loopback only):
 - ``GET /control/secrets``: every secret this server minted (``access_tokens``, ``refresh_tokens``,
   ``codes``, ``client_secrets``), so a test can check that none of them reached a log.
 - ``POST /control/revoke-refresh-tokens``: every refresh token stops working (``{"revoked": n}``).
+- ``POST /control/revoke-client-tokens`` ``{"client_id": ID, "refresh": bool}``: the access tokens of one
+  client stop working (401 at /mcp), its refresh tokens too when ``refresh`` (``{"revoked": n}``);
+  ``stats()["refreshes_by_client"]`` counts each client's refreshes.
 - ``POST /control/expire-access-tokens``: every access token expires now (``{"expired": n}``); the next
   request to ``/mcp`` with one gets 401.
 - ``POST /control/deny`` ``{"deny": true|false}``: switch ``--deny`` at run time.
@@ -172,6 +175,7 @@ class Observations:
     last_token_error: dict[str, Any] | None = None
     revocations: int = 0
     reused_refresh_tokens: int = 0
+    refreshes_by_client: Counter[str] = field(default_factory=Counter)
     cimd_fetches: int = 0
     cimd_clients: list[dict[str, Any]] = field(default_factory=list)
     cimd_failures: list[str] = field(default_factory=list)
@@ -359,6 +363,7 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
         record = self.refresh[refresh_token.token]
         record.state = "rotated"
         self.seen.refreshes += 1
+        self.seen.refreshes_by_client[client.client_id] += 1
         issued = self._issue(client.client_id, scopes, "refresh_token")
         record.successor = issued.refresh_token
         return issued
@@ -398,6 +403,19 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
         for record in live:
             record.state = "revoked"
         return len(live)
+
+    def revoke_client_tokens(self, client_id: str, refresh: bool) -> int:
+        """Every access token of one client (and its refresh tokens too when ``refresh``) stops working."""
+        revoked = 0
+        for record in self.access.values():
+            if record.token.client_id == client_id and not record.revoked:
+                record.revoked = True
+                revoked += 1
+        for record in self.refresh.values():
+            if refresh and record.token.client_id == client_id and record.state == "live":
+                record.state = "revoked"
+                revoked += 1
+        return revoked
 
     def expire_access_tokens(self) -> int:
         now = time.time()
@@ -643,6 +661,7 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
                 "last_token_error": seen.last_token_error,
                 "revocations": seen.revocations,
                 "reused_refresh_tokens": seen.reused_refresh_tokens,
+                "refreshes_by_client": dict(seen.refreshes_by_client),
                 "cimd": options.cimd,
                 "cimd_fetches": seen.cimd_fetches,
                 "cimd_clients": seen.cimd_clients,
@@ -667,6 +686,12 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
             return refused
         return JSONResponse({"revoked": provider.revoke_refresh_tokens()})
 
+    async def revoke_client_tokens(request: Request) -> Response:
+        if refused := loopback_only(request):
+            return refused
+        body = await request.json()
+        return JSONResponse({"revoked": provider.revoke_client_tokens(body["client_id"], bool(body.get("refresh")))})
+
     async def expire_access_tokens(request: Request) -> Response:
         if refused := loopback_only(request):
             return refused
@@ -684,6 +709,7 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
         Route("/control/secrets", secrets_minted, methods=["GET"]),
         Route("/control/revoke-refresh-tokens", revoke_refresh_tokens, methods=["POST"]),
         Route("/control/expire-access-tokens", expire_access_tokens, methods=["POST"]),
+        Route("/control/revoke-client-tokens", revoke_client_tokens, methods=["POST"]),
         Route("/control/deny", deny, methods=["POST"]),
     ]
 
