@@ -117,16 +117,29 @@ package enum SharedSignIns {
     package static let prefix = "oauth-flow."
 
     /// Removes, among `names`, the sign-ins in `secrets` whose time is up at `now` (and any that cannot be
-    /// read); returns how many.
+    /// read); returns how many. The records kept beside them under the same prefix (the gateway's sign-in
+    /// links) go the same way: every one says until when it holds, as `expiresAt`.
     @discardableResult
     package static func removeExpired(_ names: [String], from secrets: any SecretStore, at now: Double) -> Int {
         var removed = 0
         for name in names where name.hasPrefix(prefix) {
             let bytes = (try? secrets.load(name)) ?? nil
-            let context = bytes.flatMap { try? JSONValue.parse($0) }.flatMap(SignInContext.init(document:))
-            if let context, context.expiresAt > now { continue }
+            let expiresAt = bytes.flatMap { try? JSONValue.parse($0) }?["expiresAt"]?.doubleValue
+            if let expiresAt, expiresAt > now { continue }
             if (try? secrets.remove(name)) != nil { removed += 1 }
         }
         return removed
+    }
+
+    /// The store's name of the gateway's sign-in link `id` (a record beside the sign-ins, under a digest of
+    /// the id).
+    package static func name(forLink id: String) -> String {
+        let digest = SHA256.hash(data: Array(id.utf8)).prefix(16)
+        return prefix + "link-" + digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    /// The store's name of the pending sign-in whose authorization request carried `state`.
+    package static func name(forState state: String) -> String {
+        SignInContext.sharedName(forState: state)
     }
 }

@@ -12,13 +12,16 @@ import re
 import secrets
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
 from mcp import MCPError, types
 
-from harness import MODERN_VERSION, Gateway, answer_to, mcp_session, raw_mcp, text_of
+from harness import MODERN_VERSION, Gateway, answer_to, await_until, mcp_session, raw_mcp, text_of
 from oauth_peer import OAuthServer, browser_sign_in, leaked_secrets, oauth_server  # noqa: F401 (fixture)
+from postgres import PostgresServer, postgres  # noqa: F401 (the fixture)
+from replicas import Replicas, replicas  # noqa: F401 (the fixture)
 from test_per_user import ADMIN_TOKEN, ALICE, BOB, CALL_TIMEOUT, client_id_of, operator_signs_in, whoami_as
 
 URL_ELICITATION_REQUIRED = -32042
@@ -195,3 +198,40 @@ async def test_a_users_refused_token_is_refreshed_once_and_a_refused_refresh_ask
     visit = await browser_sign_in(link)
     assert visit.final_status == 200, visit.hops
     assert client_id_of(await whoami_as(gw, ALICE)) == alice_client
+
+
+async def test_a_sign_in_link_given_by_one_replica_works_on_another_while_its_sign_in_is_pending(
+    postgres: PostgresServer, oauth_server, replicas
+) -> None:
+    """Behind a balancer the link, like the callback, may reach any replica: it is kept in the store beside the
+    pending sign-in it opens, and answers 302 there until the callback takes that sign-in out."""
+    peer: OAuthServer = oauth_server()
+    config = {
+        "store": {"postgres": f"postgres://yrden:${{PGPASSWORD}}@127.0.0.1:{postgres.port}/yrden?sslmode=disable"},
+        "gateway": {"clientTokens": [ALICE, BOB]},
+        "mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth", "perUser": True}}},
+    }
+    key = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+    group: Replicas = replicas(
+        config, n=2, env={"PGPASSWORD": postgres.password, "YRDEN_SECRET_KEY": key, "YRDEN_ADMIN_TOKEN": ADMIN_TOKEN}
+    )
+    one, two = (group.replica(name) for name in group.names)
+    await operator_signs_in(one, "tasks")
+    link = await sign_in_link(one, ALICE)
+    on_two = two.base + urlsplit(link).path
+
+    async with httpx2.AsyncClient(timeout=CALL_TIMEOUT, follow_redirects=False) as http:
+
+        async def answered(status: int) -> httpx2.Response | None:
+            response = await http.get(on_two)
+            return response if response.status_code == status else None
+
+        # Replica2's copy of the store catches up within milliseconds: a lasting state, waited for.
+        opened = await await_until(lambda: answered(302), 10, interval=0.1)
+        assert opened.headers["location"] == (await http.get(link)).headers["location"]
+        visit = await browser_sign_in(on_two)
+        assert visit.final_status == 200 and visit.final_url.startswith(f"{one.base}/oauth/callback?"), visit.hops
+        assert client_id_of(await whoami_as(one, ALICE))
+        gone = await await_until(lambda: answered(404), 10, interval=0.1)
+        assert "not valid" in gone.text
+        assert (await http.get(link)).status_code == 404

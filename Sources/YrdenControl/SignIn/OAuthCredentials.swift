@@ -58,7 +58,10 @@ package final class OAuthCredentials: UpstreamCredentials {
         self.clock = clock
         self.replicaStore = replicaStore
         self.logger = logger
-        links = SignInLinks(redirectURI: redirectURI)
+        links = SignInLinks(
+            redirectURI: redirectURI,
+            shared: replicaStore.map { SignInLinks.Shared(secrets: secrets, store: $0) }
+        )
         if replicaStore != nil {
             router.lookElsewhere { [weak self] state in await self?.signInStartedElsewhere(state: state) }
         }
