@@ -2,9 +2,11 @@
 distinct, well-formed JWTs with bad signatures while a good client keeps calling; one new opaque token presented
 by many requests at once (one introspection); more distinct opaque tokens than the gateway introspects at once
 (the rest refused 503 with ``Retry-After``, never queued); a refused token presented again (not asked again).
+And a host that refreshes its access token mid-conversation is still the same client: its parked call's retry
+with the new token is taken (another user's is refused), and its sessions count once against its bound.
 
-One authorization server and one gateway serve the whole module; each test reads the server's counters before
-and after, and puts its introspection delay back.
+One authorization server serves the whole module, and one gateway each part; each test reads the server's
+counters before and after, and puts its introspection delay back.
 """
 
 from __future__ import annotations
@@ -22,7 +24,20 @@ import anyio
 import httpx2
 import pytest
 
-from harness import JSON_AND_SSE, LEGACY_VERSION, PYTHON, Gateway, clean_env, free_port, mcp_session, start_gateway, text_of
+from harness import (
+    ASKING_SERVER,
+    JSON_AND_SSE,
+    LEGACY_VERSION,
+    MODERN_VERSION,
+    PYTHON,
+    Gateway,
+    answer_to,
+    clean_env,
+    free_port,
+    mcp_session,
+    start_gateway,
+    text_of,
+)
 
 AUTH_SERVER = Path(__file__).parent / "auth_server.py"
 INTROSPECTION = ("yrden-introspector", "introspection-secret-77d1")
@@ -222,3 +237,70 @@ async def test_a_refused_opaque_token_presented_again_is_not_introspected_again(
             answer = await initialize(http, gw, token)
             assert answer.status_code == 401 and 'error="invalid_token"' in answer.headers["WWW-Authenticate"]
     assert stats(issuer)["introspect"] - before["introspect"] == 1
+
+
+@pytest.fixture(scope="module")
+def asking_gw(yrden: Path, issuer: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
+    """A gateway whose server asks its user for input (parked calls on 2026-07-28), two sessions per client."""
+    port = free_port()
+    config = {
+        "gateway": {
+            "maxSessionsPerClient": 2,
+            "auth": {"issuer": issuer, "audience": f"http://127.0.0.1:{port}/mcp", "scopes": ["mcp"]},
+        },
+        "mcpServers": {"asking": {"command": PYTHON, "args": [str(ASKING_SERVER)], "protocol": LEGACY_VERSION}},
+    }
+    gateway = start_gateway(yrden, config, tmp_path_factory.mktemp("asking-gw"), port=port)
+    yield gateway
+    gateway.stop()
+
+
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientInfo": {"name": "refreshing-host", "version": "1.0.0"},
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+}
+
+
+async def ask_name(http: httpx2.AsyncClient, gw: Gateway, token: str, request_id: int, **extra: Any) -> dict[str, Any]:
+    """A 2026-07-28 ``tools/call`` of ``asking__ask_name`` with ``token``; its JSON-RPC answer."""
+    body = {
+        "jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+        "params": {"name": "asking__ask_name", "arguments": {}, **extra, "_meta": ENVELOPE},
+    }
+    headers = {
+        "Accept": JSON_AND_SSE, "Content-Type": "application/json", "Authorization": f"Bearer {token}",
+        "MCP-Protocol-Version": MODERN_VERSION, "Mcp-Method": "tools/call", "Mcp-Name": "asking__ask_name",
+    }
+    return answer_to(await http.post(gw.url, json=body, headers=headers), request_id)
+
+
+async def test_a_parked_call_is_retried_with_a_refreshed_token_of_its_user_and_not_with_another_users(
+    asking_gw: Gateway, issuer: str
+) -> None:
+    audience = f"{asking_gw.base}/mcp"
+    first_token, refreshed = mint(issuer, sub="alice", aud=audience), mint(issuer, sub="alice", aud=audience)
+    bobs = mint(issuer, sub="bob", aud=audience)
+    assert first_token != refreshed
+    async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+        first = (await ask_name(http, asking_gw, first_token, 1))["result"]
+        assert first["resultType"] == "input_required", first
+        (key,) = first["inputRequests"]
+        retry = {"requestState": first["requestState"], "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}}}
+        refused = (await ask_name(http, asking_gw, bobs, 2, **retry))["error"]
+        assert refused["code"] == -32602 and refused["data"]["reason"] == "invalid_request_state", refused
+        done = (await ask_name(http, asking_gw, refreshed, 3, **retry))["result"]
+        assert done["content"][0]["text"] == "Hello, Ada!", done
+
+
+async def test_a_users_sessions_count_once_against_its_bound_whatever_token_opened_them(
+    asking_gw: Gateway, issuer: str
+) -> None:
+    audience = f"{asking_gw.base}/mcp"
+    async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+        for _ in range(2):
+            assert (await initialize(http, asking_gw, mint(issuer, sub="carol", aud=audience))).status_code == 200
+        third = await initialize(http, asking_gw, mint(issuer, sub="carol", aud=audience))
+        assert third.status_code != 200 and "too many sessions of this client" in third.text, third.text
+        other = await initialize(http, asking_gw, mint(issuer, sub="dave", aud=audience))
+        assert other.status_code == 200, "another user is another client"

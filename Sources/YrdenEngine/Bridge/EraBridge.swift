@@ -318,7 +318,9 @@ private struct ParkBinding {
         scope = context.session.scope.claim
         name = request.params?["name"]?.stringValue ?? request.params?["uri"]?.stringValue ?? ""
         arguments = RequestStateSeal.digest(request.params?["arguments"])
-        principal = RequestStateSeal.digest(credential: context.principal)
+        // The principal a token proved (a user whose refreshed token retries the call is still that user), else
+        // the credential as sent.
+        principal = RequestStateSeal.digest(credential: context.caller.provenPrincipal ?? context.principal)
     }
 
     func matches(_ claims: ParkClaims) -> Bool {

@@ -15,7 +15,8 @@ struct ParkClaims: Sendable, Hashable, Codable {
     var name: String
     /// SHA-256 of the arguments in canonical JSON, hex.
     var arguments: String
-    /// SHA-256 of the caller's credential (its `Authorization`), hex; of nothing without one.
+    /// SHA-256 of the caller's principal when a token proved it (``Caller/provenPrincipal``: a user's renewed
+    /// token retries the call), else of its credential (its `Authorization`), hex; of nothing without one.
     var principal: String
     /// When the token stops being accepted, in seconds since 1970.
     var expires: Int

@@ -23,7 +23,7 @@ struct LegacySSEEndpoint: Sendable {
         guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
             return MCPEndpoint.notAcceptable("Accept must list text/event-stream")
         }
-        let client = request.clientKey
+        let client = request.clientKey(for: caller)
         guard let (id, messages) = channels.openChannel(base: base, client: client, caller: caller) else {
             guard channels.isFull(for: client) else {
                 return HTTPResponse.text(503, "too many open streams (\(channels.limit)); close one and try again\n")

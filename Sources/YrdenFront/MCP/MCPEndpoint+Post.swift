@@ -38,7 +38,7 @@ extension MCPEndpoint {
         case .answer(let response):
             return FrontResponses.jsonRPC(400, .response(response))
         case .initialize(let call):
-            return await initialize(call, client: request.clientKey, caller: caller)
+            return await initialize(call, client: request.clientKey(for: caller), caller: caller)
         case .request(let call, let session):
             return await answer(call, session: session)
         case .stateless(let call):

@@ -18,14 +18,14 @@ extension MCPEndpoint {
             guard MediaTypeRules.acceptsStream(request.headers["Accept"]) else {
                 return Self.notAcceptable("Accept must list text/event-stream")
             }
-            return listen(call, client: request.clientKey, caller: caller)
+            return listen(call, client: request.clientKey(for: caller), caller: caller)
         }
         if let handedOff = await handOffIfHeldElsewhere(call, request) { return handedOff }
         let gateway = self.gateway
         let scope = self.scope
         // A requestState minted for this call is bound to the credential it came with.
         let principal = request.headers["Authorization"]
-        let client = request.clientKey
+        let client = request.clientKey(for: caller)
         let respond = { @Sendable (related: RelatedMessageSink?) async -> JSONRPCResponse in
             await gateway.respondStateless(
                 to: call,
