@@ -57,6 +57,7 @@ BEYOND_JSON_SCHEMA = (
     "there is no server",  # a profile's servers are servers of the document
     "are both renamed",  # a profile's new names are unique
     "there is no profile",  # limits.profiles name profiles of the document
+    'clientMetadataURL "',  # CIMD's client_id rules beyond an http(s) URL: https, a path, no fragment
 )
 
 
