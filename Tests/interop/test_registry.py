@@ -18,7 +18,7 @@ import anyio
 import httpx2
 import pytest
 
-from harness import PYTHON, clean_env, mcp_session, text_of, wait_until
+from harness import INTEROP_DIR, PYTHON, clean_env, free_port, listening, mcp_session, text_of, wait_until
 
 TOKEN = "registry-test-token-8c1d"
 FIXTURES = Path(__file__).parent / "fixtures" / "registry"
@@ -136,6 +136,55 @@ def test_the_id_and_the_remote_are_chosen_in_the_query(registry_gateway):
     assert r.status_code == 201, r.text
     assert r.json()["config"] == {"url": "https://mcp.unphurl.com/mcp", "type": "http"}
     assert r.json()["id"] == "urls"
+
+
+def test_a_remote_with_url_variables_and_a_secret_header_connects(gateway, tmp_path):
+    # The SDK's HTTP server demands the bearer token; the published remote-only entry is pointed at it, its
+    # URL and header written with the schema's variables, as a publisher of a self-hosted server writes them.
+    secret = "registry-remote-secret-41b7"
+    port = free_port()
+    log = open(tmp_path / "http_server.log", "ab")
+    upstream = subprocess.Popen(
+        [PYTHON, str(INTEROP_DIR / "servers" / "http_server.py"), "--port", str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=clean_env({"HTTP_SERVER_TOKEN": secret}),
+    )
+    log.close()
+    try:
+        wait_until(lambda: listening(port), 20, "the HTTP upstream listening")
+        document = fixture("100hires.server.json")
+        document["remotes"] = [
+            {
+                "type": "streamable-http",
+                "url": "http://127.0.0.1:{port}/{path}",
+                "variables": {"port": {"isRequired": True}, "path": {"default": "mcp"}},
+                "headers": [
+                    {"name": "Authorization", "value": "Bearer {token}", "variables": {"token": {"isSecret": True}}}
+                ],
+            }
+        ]
+        gw = gateway({"mcpServers": {}}, env={"YRDEN_ADMIN_TOKEN": TOKEN, "PORT": str(port), "TOKEN": secret})
+        r = api(gw, "POST", "/servers", json=document)
+        assert r.status_code == 201, r.text
+        # Written to the config as references (the answer redacts header values).
+        assert json.loads(gw.config_path.read_text())["mcpServers"]["100hires"] == {
+            "url": "http://127.0.0.1:${PORT}/${MCP_PATH:-mcp}",
+            "type": "http",
+            "headers": {"Authorization": "Bearer ${TOKEN}"},
+        }
+        assert secret not in r.text and secret not in gw.config_path.read_text()
+        wait_until(lambda: api(gw, "GET", "/servers/100hires").json()["state"] == "connected", 30, "connected")
+
+        async def call() -> str:
+            async with mcp_session(gw.url) as session:
+                return text_of(await session.client.call_tool("100hires__greet", {"name": "registry"}))
+
+        assert anyio.run(call) == "Hello over HTTP, registry!"
+    finally:
+        upstream.kill()
+        upstream.wait(timeout=10)
 
 
 def bad(**changes: Any) -> dict[str, Any]:
