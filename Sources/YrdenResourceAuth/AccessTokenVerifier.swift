@@ -188,35 +188,3 @@ package final class AccessTokenVerifier: Sendable {
         return try rules.check(claims, now: now(), requireExpiry: false)
     }
 }
-
-/// Verdicts by token, each until its token's expiry; at most `limit` (past it, the expired ones go, then
-/// arbitrary ones: a cache miss only costs a verification again).
-final class VerdictCache: Sendable {
-    let limit: Int
-    private let entries = Mutex<[String: VerifiedAccessToken]>([:])
-
-    init(limit: Int) { self.limit = max(1, limit) }
-
-    var count: Int { entries.withLock { $0.count } }
-
-    func lookup(_ token: String, now: Double, skew: Double) -> VerifiedAccessToken? {
-        entries.withLock { entries in
-            guard let verdict = entries[token] else { return nil }
-            guard now < verdict.expiresAt + skew else {
-                entries[token] = nil
-                return nil
-            }
-            return verdict
-        }
-    }
-
-    func store(_ token: String, _ verdict: VerifiedAccessToken, now: Double) {
-        entries.withLock { entries in
-            if entries.count >= limit, entries[token] == nil {
-                entries = entries.filter { $0.value.expiresAt > now }
-                while entries.count >= limit, let some = entries.keys.first { entries[some] = nil }
-            }
-            entries[token] = verdict
-        }
-    }
-}

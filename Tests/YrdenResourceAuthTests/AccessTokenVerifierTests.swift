@@ -139,4 +139,15 @@ import YrdenProtocol
         #expect(cache.lookup("t9", now: Self.now, skew: 0) != nil, "the newest is kept")
         #expect(cache.lookup("t9", now: Self.now + 61, skew: 0) == nil, "an expired verdict is not")
     }
+
+    @Test func aVerdictInUseOutlivesTheOnesNoLongerPresented() {
+        let cache = VerdictCache(limit: 4)
+        let verdict = VerifiedAccessToken(user: "u", audiences: [], groups: [], scopes: [], expiresAt: Self.now + 60)
+        cache.store("in use", verdict, now: Self.now)
+        for index in 0..<100 {
+            cache.store("t\(index)", verdict, now: Self.now)
+            #expect(cache.lookup("in use", now: Self.now, skew: 0) != nil, "lost after \(index) others")
+        }
+        #expect(cache.count <= 4)
+    }
 }
