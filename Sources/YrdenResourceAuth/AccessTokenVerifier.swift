@@ -71,6 +71,10 @@ package final class AccessTokenVerifier: Sendable {
     /// `token` checked, from the caches when it was checked before; the audience is the caller's to check.
     package func verify(_ token: String) async -> Result<VerifiedAccessToken, TokenRejection> {
         if let verdict = cached(token) { return .success(verdict) }
+        // Before anything reads it whole on the event loop (its digest, its shape).
+        guard token.utf8.count <= JSONWebToken.maxLength else {
+            return .failure(.malformed("longer than \(JSONWebToken.maxLength) bytes"))
+        }
         let digest = TokenDigest(token)
         if let rejection = rejections.lookup(digest, now: now()) { return .failure(rejection) }
         let isJWT = JSONWebToken.looksLikeJWT(token)

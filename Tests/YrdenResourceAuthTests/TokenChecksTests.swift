@@ -34,6 +34,14 @@ import YrdenProtocol
         #expect(verifier.rejections.count == 2)
     }
 
+    @Test func aTokenTooLongIsRefusedUnreadAndUnremembered() async {
+        let mint = TokenMint()
+        let verifier = Self.verifier(mint.http())
+        let huge = String(repeating: "a", count: 20_000) + "." + "b.c"
+        #expect(await verifier.verify(huge) == .failure(.malformed("longer than 16384 bytes")))
+        #expect(verifier.rejections.count == 0 && mint.fetches.count(Self.introspect) == 0)
+    }
+
     @Test func aRefusalIsForgottenAfterItsLifetime() {
         let cache = RejectionCache(limit: 8, lifetime: 30)
         let digest = TokenDigest("t")
