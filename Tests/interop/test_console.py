@@ -119,6 +119,29 @@ def test_add_the_demo_server_from_the_form(gateway, yrden, browser) -> None:
     assert saved["config"] == {"command": str(yrden), "args": ["demo-server"]}
 
 
+def test_add_a_server_from_a_registry_server_json(gateway, browser) -> None:
+    gw = gateway({"mcpServers": {}})
+    console = Console(browser, gw).open()
+    console.click("Add server")
+    dialog = browser.find_element(By.ID, "server-dialog")
+    dialog.find_element(By.CSS_SELECTOR, '[name="kind"][value="registry"]').click()
+    published = (Path(__file__).parent / "fixtures" / "registry" / "unphurl.server.json").read_text()
+    # A file of an unknown schema is refused, the field named in the form's errors.
+    unknown = json.loads(published) | {"$schema": "https://example.com/other.schema.json"}
+    console.fill("serverJson", json.dumps(unknown), dialog)
+    console.click("Add", dialog)
+    errors = wait_for(lambda: dialog.find_element(By.CSS_SELECTOR, ".form-errors").text, "the form's errors")
+    assert "$schema: unknown server.json schema" in errors, errors
+
+    console.fill("serverJson", published, dialog)
+    console.click("Add", dialog)
+    wait_for(lambda: not dialog.is_displayed(), "the dialog to close")
+    # Its required secret is a reference: the server is kept, failing until UNPHURL_API_KEY is set.
+    console.wait_state("unphurl", lambda s: s == "failed", "failed")
+    saved = api(gw, "GET", "/servers/unphurl").json()
+    assert saved["config"]["env"] == {"UNPHURL_API_KEY": "${UNPHURL_API_KEY}"}
+
+
 def test_a_killed_server_goes_red_and_comes_back(gateway, yrden, browser) -> None:
     gw = gateway(demo_config(yrden))
     console = Console(browser, gw).open()

@@ -83,6 +83,9 @@ export const servers = {
   list: () => api('GET', '/servers'),
   get: (id) => api('GET', `/servers/${encodeURIComponent(id)}`),
   add: (id, config) => api('POST', '/servers', { body: { id, config } }),
+  // A registry server.json as it is; the gateway makes the entry (the id, when empty, from its name).
+  addFromRegistry: (id, serverJson) =>
+    api('POST', `/servers${id ? `?id=${encodeURIComponent(id)}` : ''}`, { body: serverJson }),
   replace: (id, config, etag) => api('PUT', `/servers/${encodeURIComponent(id)}`, { body: config, etag }),
   patch: (id, patch) =>
     api('PATCH', `/servers/${encodeURIComponent(id)}`, { body: patch, mediaType: 'application/merge-patch+json' }),

@@ -24,11 +24,21 @@ export async function openServerForm({ id, onSaved }) {
     event.preventDefault();
     form.clearErrors();
     const newId = form.value('id').trim();
-    const config = form.config(existing?.config || {});
+    const fromRegistry = !existing && form.kind() === 'registry';
+    let serverJson;
+    if (fromRegistry) {
+      try {
+        serverJson = JSON.parse(form.value('serverJson'));
+      } catch (error) {
+        form.showErrors({ fieldErrors: [], message: `The server.json is not JSON: ${error.message}` });
+        return;
+      }
+    }
+    const config = fromRegistry ? null : form.config(existing?.config || {});
     try {
       const view = existing
         ? await servers.replace(existing.id, config, existing.etag)
-        : await servers.add(newId, config);
+        : fromRegistry ? await servers.addFromRegistry(newId, serverJson) : await servers.add(newId, config);
       dialog.close();
       onSaved?.(view);
     } catch (error) {
@@ -65,7 +75,7 @@ function buildForm(existing) {
   const lines = (value = '') => h('textarea', { rows: 3, spellcheck: false }, value);
 
   const kindRadio = (value, label) =>
-    h('label', { class: 'radio' }, h('input', { type: 'radio', name: 'kind', value, checked: (value === 'remote') === remote }), label);
+    h('label', { class: 'radio' }, h('input', { type: 'radio', name: 'kind', value, checked: value === (remote ? 'remote' : 'stdio') }), label);
   const stdioPart = h('div', { class: 'kind-part', dataset: { kind: 'stdio' } },
     field('command', 'Command', text(config.command), 'A program name or path; arguments go below.'),
     field('args', 'Arguments', lines((config.args || []).join('\n')), 'One per line.'),
@@ -85,6 +95,10 @@ function buildForm(existing) {
       field('auth.scopes', 'Scopes', text((config.auth?.scopes || []).join(' ')), 'Separated by spaces; empty for the server default.'),
       field('auth.clientId', 'Client id', text(config.auth?.clientId || ''), 'Empty: the gateway registers itself.'),
       field('auth.clientSecret', 'Client secret', text(config.auth?.clientSecret || '', { type: 'password', autocomplete: 'new-password' }))));
+  // A server of the MCP registry: its server.json pasted whole (new servers only).
+  const registryPart = h('div', { class: 'kind-part', dataset: { kind: 'registry' } },
+    field('serverJson', 'server.json', h('textarea', { rows: 10, spellcheck: false }),
+      'As published in the MCP registry (schema 2025-12-11). Its first usable package or remote is taken; inputs marked required or secret become ${VAR}, set where the gateway runs. An empty id is made from its name.'));
   const formErrors = h('div', { class: 'form-errors', role: 'alert', tabindex: -1 });
 
   const el = h('form', { class: 'server-form', novalidate: true },
@@ -92,8 +106,9 @@ function buildForm(existing) {
     formErrors,
     field('id', 'Id', text(existing?.id || '', { readOnly: Boolean(existing), required: true }),
       'Lowercase letters, digits, _ and -; tools appear as <id>__<name>.'),
-    h('fieldset', { class: 'kind' }, h('legend', {}, 'Kind'), kindRadio('stdio', 'Local command (stdio)'), kindRadio('remote', 'Remote URL')),
-    stdioPart, remotePart,
+    h('fieldset', { class: 'kind' }, h('legend', {}, 'Kind'), kindRadio('stdio', 'Local command (stdio)'), kindRadio('remote', 'Remote URL'),
+      !existing && kindRadio('registry', 'From the MCP registry (server.json)')),
+    stdioPart, remotePart, !existing && registryPart,
     field('prefix', 'Tool prefix', text(config.prefix || ''), 'Empty: the id.'),
     h('label', { class: 'checkbox' }, h('input', { type: 'checkbox', name: 'disabled', checked: Boolean(config.disabled) }), 'Disabled'),
     h('div', { class: 'dialog-actions' },
@@ -104,6 +119,9 @@ function buildForm(existing) {
     const kind = el.querySelector('[name="kind"]:checked').value;
     stdioPart.hidden = kind !== 'stdio';
     remotePart.hidden = kind !== 'remote';
+    registryPart.hidden = kind !== 'registry';
+    el.querySelector('[data-field="prefix"]').hidden = kind === 'registry';
+    el.querySelector('[name="disabled"]').closest('label').hidden = kind === 'registry';
     remotePart.querySelector('.oauth-part').hidden = authSelect.value !== 'oauth';
   };
   el.addEventListener('change', sync);
@@ -113,6 +131,7 @@ function buildForm(existing) {
   return {
     el,
     value,
+    kind: () => el.querySelector('[name="kind"]:checked').value,
     config(base) {
       const out = { ...base };
       for (const key of [...OWNED_KEYS, 'serverUrl']) delete out[key];
