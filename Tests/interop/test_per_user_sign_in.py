@@ -8,6 +8,7 @@ server's own connection is signed in by the operator, and ``whoami`` tells whose
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from pathlib import Path
@@ -93,6 +94,8 @@ async def test_a_sign_in_link_opens_only_its_users_pending_sign_in_and_stops_onc
 async def test_a_modern_client_that_declared_url_elicitation_gets_32042_with_the_link_then_its_call_works(
     oauth_server, gateway, tmp_path: Path
 ) -> None:
+    """The peer speaks 2026-07-28, so the call is not parked (over the handshake era the peer refuses a
+    session opened by the server's own sign-in to a user's token: HTTP 404)."""
     peer: OAuthServer = oauth_server()
     gw = per_user_gateway(peer, gateway, tmp_path)
     await operator_signs_in(gw, "tasks")
@@ -101,7 +104,8 @@ async def test_a_modern_client_that_declared_url_elicitation_gets_32042_with_the
         "io.modelcontextprotocol/clientInfo": {"name": "yrden-interop-raw", "version": "1.0.0"},
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
     }
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": TOOL, "arguments": {}, "_meta": envelope}}
+    params = {"name": TOOL, "arguments": {}, "_meta": envelope}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
     headers = {
         "Authorization": f"Bearer {ALICE}",
         "MCP-Protocol-Version": MODERN_VERSION,
@@ -122,8 +126,19 @@ async def test_a_modern_client_that_declared_url_elicitation_gets_32042_with_the
         visit = await browser_sign_in(elicitation["url"])
         assert visit.final_status == 200 and visit.final_url.startswith(f"{gw.base}/oauth/callback?"), visit.hops
         answered = answer_to(await raw.post(call, headers=headers), 1)
-    assert "result" in answered and not answered["result"].get("isError"), answered
-    assert answered["result"]["structuredContent"]["client_id"] == peer.stats()["clients"][-1]["client_id"]
+        assert "result" in answered and not answered["result"].get("isError"), answered
+        alice_client = answered["result"]["structuredContent"]["client_id"]
+        assert alice_client == peer.stats()["clients"][-1]["client_id"]
+
+        # A refused token is refreshed once and the call sent again.
+        peer.revoke_client_tokens(alice_client)
+        refreshed = answer_to(await raw.post(call, headers=headers), 1)
+        assert refreshed["result"]["structuredContent"]["client_id"] == alice_client, refreshed
+        assert peer.stats()["refreshes_by_client"] == {alice_client: 1}
+        # A refused refresh: the answer is a new sign-in through the gateway's link, not the 401.
+        peer.revoke_client_tokens(alice_client, refresh=True)
+        refused = answer_to(await raw.post(call, headers=headers), 1)
+    assert f"{gw.base}/oauth/sign-in/" in json.dumps(refused) and "401" not in json.dumps(refused), refused
 
 
 async def test_the_session_that_was_asked_hears_elicitation_complete_when_its_user_has_signed_in(
