@@ -182,6 +182,13 @@ import YrdenProtocol
         )
     }
 
+    @Test func aFileListingTooManyWaysToRunItIsRefused() throws {
+        let remote = #"{"type": "streamable-http", "url": "https://h/mcp"}"#
+        let remotes = Array(repeating: remote, count: RegistryServerJSON.maxCandidates + 1).joined(separator: ",")
+        let problems = try Self.problems(#"{"$schema": "\#(Self.schema)", "name": "x/y", "remotes": [\#(remotes)]}"#)
+        #expect(problems.map(\.path) == ["remotes"])
+    }
+
     @Test func aSkippedCandidateIsNotedWhenALaterOneIsUsed() throws {
         let conversion = try Self.convert(
             #"{"$schema": "\#(Self.schema)", "name": "x/y", "packages": [{"registryType": "nuget", "identifier": "X", "transport": {"type": "stdio"}}], "remotes": [{"type": "streamable-http", "url": "https://h/mcp"}]}"#

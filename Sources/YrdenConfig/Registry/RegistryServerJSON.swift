@@ -11,6 +11,9 @@ package enum RegistryServerJSON {
     /// The schema this reader follows.
     package static let currentSchema = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 
+    /// Packages or remotes read from one file at most: each is converted, on the caller's thread.
+    static let maxCandidates = 100
+
     /// The dated schemas with the same camelCase fields the reader uses (older ones spelled them snake_case).
     static let readableSchemas: Set<String> = [
         "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json",
@@ -117,6 +120,15 @@ package enum RegistryServerJSON {
                         path: base + key,
                         message: "\(key) is \(field.typeName), not an array",
                         fix: "\(key) is a list of objects"
+                    )
+                ])
+            }
+            guard items.count <= maxCandidates else {
+                throw RegistryEntryError([
+                    ConfigProblem(
+                        path: base + key,
+                        message: "\(key) lists \(items.count) items, more than \(maxCandidates)",
+                        fix: "a published server lists a few ways to run it; keep the one to add"
                     )
                 ])
             }
