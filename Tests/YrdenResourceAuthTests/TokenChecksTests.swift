@@ -94,6 +94,30 @@ import YrdenProtocol
         #expect(try await verifier.verify("opaque-3").get().user == "bob", "refused while busy, not for good")
         #expect(mint.fetches.count(Self.introspect) == 3)
     }
+
+    @Test func signatureChecksInFlightAreBoundedToo() async throws {
+        let mint = TokenMint()
+        let gate = Gate()
+        let verifier = AccessTokenVerifier(
+            rules: AccessTokenRules(issuer: TokenMint.issuer),
+            http: gate.holding("https://idp.test/jwks", mint.http()),
+            maxSignatureChecks: 1,
+            now: { Self.now }
+        )
+        let first = mint.rs256(TokenMint.claims(now: Self.now))
+        let second = mint.rs256(TokenMint.claims(now: Self.now, ["jti": "second"]))
+        try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask { try await verifier.verify(first).get().user }
+            try await gate.waitForHeld(1)
+            guard case .failure(.busy) = await verifier.verify(second) else {
+                Issue.record("a second JWT was checked past the bound")
+                return
+            }
+            gate.open()
+            for try await user in group { #expect(user == "alice") }
+        }
+        #expect(try await verifier.verify(second).get().user == "alice")
+    }
 }
 
 /// Holds the issuer's answers to one URL until ``open()``: the test sees how many requests it holds.
