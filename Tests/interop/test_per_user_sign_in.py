@@ -86,8 +86,13 @@ async def test_a_sign_in_link_opens_only_its_users_pending_sign_in_and_stops_onc
         used = await http.get(alice_link)
         assert used.status_code == 404 and "text/html" in used.headers["content-type"], used.text
         assert used.headers["cache-control"] == "no-store"
-        # Bob's sign-in is still his own, still pending.
+        # Bob's sign-in is still his own, still pending; refused, its page says how to get a new link.
         assert (await http.get(bob_link)).status_code == 302
+        peer.set_deny(True)
+        refused = await browser_sign_in(bob_link)
+        assert "did not complete" in refused.final_text and "Call the tool again" in refused.final_text
+        assert "yrden login" not in refused.final_text
+        assert (await http.get(bob_link)).status_code == 404
     assert leaked_secrets(gw.log_text(), peer.all_secret_values() + [ALICE, BOB]) == []
 
 

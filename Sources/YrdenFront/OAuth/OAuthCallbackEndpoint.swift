@@ -19,7 +19,11 @@ struct OAuthCallbackEndpoint: Sendable {
             message = "Yrden is now signed in to \(server). You can close this window."
         case .failed(let server, let reason):
             title = "Sign-in failed"
-            message = "The sign-in to \(server) did not complete: \(reason). Start it again with yrden login \(server)."
+            // A user's own sign-in (`<id>.user-…`) is started again by their next call, not by an operator.
+            let again =
+                server.contains(".user-")
+                ? "Call the tool again for a new sign-in link" : "Start it again with yrden login \(server)"
+            message = "The sign-in to \(server) did not complete: \(reason). \(again)."
         case .rejected(let reason):
             title = "Sign-in link not valid"
             message = "\(reason). Nothing was changed; start the sign-in again to get a new link."
