@@ -147,6 +147,7 @@ def oauth_server_args(
     iss: bool = True,
     revoke_reused_refresh_tokens: bool = False,
     cimd: bool = False,
+    stateless: bool = False,
     port: int = 0,
 ) -> list[str]:
     """The command line of ``oauth_server.py`` for these knobs (defaults: the server's own)."""
@@ -165,6 +166,8 @@ def oauth_server_args(
         args.append("--revoke-reused-refresh-tokens")
     if cimd:
         args.append("--cimd")
+    if stateless:
+        args.append("--stateless")
     return args
 
 
@@ -178,6 +181,7 @@ def start_oauth_server(
     iss: bool = True,
     revoke_reused_refresh_tokens: bool = False,
     cimd: bool = False,
+    stateless: bool = False,
     port: int = 0,
     ready_timeout: float = READY_TIMEOUT,
 ) -> OAuthServer:
@@ -186,7 +190,7 @@ def start_oauth_server(
     ``access_token_ttl``: seconds an access token lives; ``deny``: the user clicks "Deny"; ``scopes``:
     ``scopes_supported`` ("mcp:read mcp:write" by default); ``required_scopes``: what /mcp demands;
     ``iss=False``: no RFC 9207 ``iss``; ``revoke_reused_refresh_tokens``: a rotated refresh token presented
-    again revokes every token issued from it since; ``cimd``: it takes client ID metadata documents. Its stdout (the URL) and stderr go to files in ``workdir``.
+    again revokes every token issued from it since; ``cimd``: it takes client ID metadata documents; ``stateless``: /mcp keeps no sessions. Its stdout (the URL) and stderr go to files in ``workdir``.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     out_path = workdir / "oauth_server.out"
@@ -199,6 +203,7 @@ def start_oauth_server(
         iss=iss,
         revoke_reused_refresh_tokens=revoke_reused_refresh_tokens,
         cimd=cimd,
+        stateless=stateless,
         port=port,
     )
     log_file = open(log_path, "wb")

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import anyio
 import httpx2
+import pytest
 from mcp import MCPError, types
 
 from harness import MODERN_VERSION, Gateway, answer_to, await_until, mcp_session, raw_mcp, text_of
@@ -29,10 +30,10 @@ URL_ELICITATION_REQUIRED = -32042
 TOOL = "tasks__whoami"
 
 
-def per_user_gateway(peer: OAuthServer, gateway: Any, tmp_path: Path) -> Gateway:
+def per_user_gateway(peer: OAuthServer, gateway: Any, tmp_path: Path, **server: Any) -> Gateway:
     config = {
         "gateway": {"clientTokens": [ALICE, BOB]},
-        "mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth", "perUser": True}}},
+        "mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth", "perUser": True}, **server}},
     }
     return gateway(config, extra_args=("--data-dir", str(tmp_path / "data")), env={"YRDEN_ADMIN_TOKEN": ADMIN_TOKEN})
 
@@ -96,13 +97,14 @@ async def test_a_sign_in_link_opens_only_its_users_pending_sign_in_and_stops_onc
     assert leaked_secrets(gw.log_text(), peer.all_secret_values() + [ALICE, BOB]) == []
 
 
+@pytest.mark.parametrize("upstream_era", ["2026-07-28", "2025-11-25"])
 async def test_a_modern_client_that_declared_url_elicitation_gets_32042_with_the_link_then_its_call_works(
-    oauth_server, gateway, tmp_path: Path
+    oauth_server, gateway, tmp_path: Path, upstream_era: str
 ) -> None:
-    """The peer speaks 2026-07-28, so the call is not parked (over the handshake era the peer refuses a
-    session opened by the server's own sign-in to a user's token: HTTP 404)."""
-    peer: OAuthServer = oauth_server()
-    gw = per_user_gateway(peer, gateway, tmp_path)
+    """Toward a handshake-era upstream such a call runs parked (the upstream may ask the client something);
+    that peer keeps no sessions, since it binds a session to the token that opened it (the server's own)."""
+    peer: OAuthServer = oauth_server(stateless=upstream_era != "2026-07-28")
+    gw = per_user_gateway(peer, gateway, tmp_path, protocol=upstream_era)
     await operator_signs_in(gw, "tasks")
     envelope = {
         "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
@@ -143,7 +145,7 @@ async def test_a_modern_client_that_declared_url_elicitation_gets_32042_with_the
         # A refused refresh: the answer is a new sign-in through the gateway's link, not the 401.
         peer.revoke_client_tokens(alice_client, refresh=True)
         refused = answer_to(await raw.post(call, headers=headers), 1)
-    assert f"{gw.base}/oauth/sign-in/" in json.dumps(refused) and "401" not in json.dumps(refused), refused
+    assert f"{gw.base}/oauth/sign-in/" in json.dumps(refused) and "HTTP 401" not in json.dumps(refused), refused
 
 
 async def test_the_session_that_was_asked_hears_elicitation_complete_when_its_user_has_signed_in(

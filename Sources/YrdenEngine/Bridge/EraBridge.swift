@@ -53,7 +53,8 @@ final class EraBridge: Sendable {
         params forwarded: JSONObject,
         options: RequestOptions,
         lifetime: Duration,
-        _ context: ForwardContext
+        _ context: ForwardContext,
+        recovery: RefusalRecovery? = nil
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
         let binding = ParkBinding(request, context)
         let call: ParkedCall
@@ -62,7 +63,15 @@ final class EraBridge: Sendable {
             call.answer(request.params?["inputResponses"]?.objectValue ?? [:])
         } else {
             // A new call, or (after a URL elicitation the server required) the same call made again.
-            call = startCall(request, to: client, server: server, params: forwarded, options: options, context)
+            call = startCall(
+                request,
+                to: client,
+                server: server,
+                params: forwarded,
+                options: options,
+                context,
+                recovery: recovery
+            )
         }
         let round = await withTaskCancellationHandler {
             await call.nextRound()
@@ -120,7 +129,8 @@ final class EraBridge: Sendable {
         server: String,
         params forwarded: JSONObject,
         options: RequestOptions,
-        _ context: ForwardContext
+        _ context: ForwardContext,
+        recovery: RefusalRecovery?
     ) -> ParkedCall {
         let call = ParkedCall(
             capabilities: context.clientCapabilities,
@@ -136,11 +146,27 @@ final class EraBridge: Sendable {
         params["inputResponses"] = nil
         let spec = context.snapshot.links[server]?.spec
         call.start { [params, options] in
-            do throws(UpstreamError) {
-                return try await client.request(request.method, params: .object(params), options: options)
-            } catch {
-                let reason = spec.map { ServerSecrets($0).scrub(error.message) } ?? error.message
-                return .failure(.upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server))
+            var options = options
+            var recovering = recovery
+            while true {
+                do throws(UpstreamError) {
+                    return try await client.request(request.method, params: .object(params), options: options)
+                } catch {
+                    // A user's refused token: refreshed once and the call sent again, or the sign-in answer.
+                    if let recover = recovering, let recovered = await recover(error) {
+                        recovering = nil
+                        switch recovered {
+                        case .retry(let authorization):
+                            options.headers.removeAll { $0.name.lowercased() == "authorization" }
+                            options.headers.append((name: "Authorization", value: authorization))
+                            continue
+                        case .answer(let answer):
+                            return answer
+                        }
+                    }
+                    let reason = spec.map { ServerSecrets($0).scrub(error.message) } ?? error.message
+                    return .failure(.upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server))
+                }
             }
         }
         return call

@@ -24,6 +24,18 @@ enum CallerCredential: Sendable {
     }
 }
 
+/// What a parked call does when its upstream request failed with `error`: `nil` when it is no refused user
+/// token (the failure stands).
+typealias RefusalRecovery = @Sendable (_ error: UpstreamError) async -> RecoveredCall?
+
+/// How a user's call the upstream refused goes on.
+enum RecoveredCall: Sendable {
+    /// Sent once more, with this `Authorization`.
+    case retry(authorization: String)
+    /// Answered so, without sending it again (the user must sign in first).
+    case answer(Result<JSONValue, JSONRPCError>)
+}
+
 /// A user's call whose `Authorization` the upstream may refuse: what its second chance needs.
 struct RefusableUserCall: Sendable {
     /// The `Authorization` the call was sent with.
@@ -115,6 +127,42 @@ extension Dispatcher {
         }
     }
 
+    /// ``retry(afterRefused:_:on:server:params:options:inputRelay:_:)`` for a call that runs parked
+    /// (``EraBridge/forwardParking``), which makes the request itself: what it does after a 401.
+    func recovery(
+        afterRefused refused: RefusableUserCall,
+        server: String,
+        method: String,
+        _ context: ForwardContext
+    ) -> RefusalRecovery {
+        { [self] error in
+            guard error.kind == .auth, error.httpStatus == 401, let spec = context.snapshot.links[server]?.spec else {
+                return nil
+            }
+            do throws(JSONRPCError) {
+                switch try await userCredential(to: spec, method: method, context, refused: refused.used) {
+                case .userAuthorization(let value), .authorization(let value):
+                    return .retry(authorization: value)
+                case .signIn(let url, let message, let elicitationID):
+                    let answer = await signInAnswer(
+                        url: url,
+                        message: message,
+                        elicitationID: elicitationID,
+                        server: server,
+                        method: method,
+                        relay: refused.relay,
+                        context
+                    )
+                    return .answer(answer)
+                case .connection:
+                    return nil
+                }
+            } catch {
+                return .answer(.failure(error))
+            }
+        }
+    }
+
     /// A user's call the upstream refused with a 401: the user's token is refreshed (once, shared by every call
     /// of that user refused meanwhile) and the call sent once more; a refused refresh is answered as for a
     /// user not signed in. A 401 means the upstream did not run the call, so sending it again is safe.
@@ -199,7 +247,7 @@ extension Dispatcher {
 
     private static func auth(of spec: ServerSpec) -> AuthSpec? {
         switch spec.transport {
-        case .http(_, _, let auth, _), .sse(_, _, let auth): auth
+        case .http(_, _, let auth, _), .sse(_, _, let auth), .websocket(_, _, let auth): auth
         case .stdio: nil
         }
     }

@@ -118,7 +118,8 @@ extension Dispatcher {
                 params: forwarded,
                 options: options,
                 lifetime: timeout,
-                context
+                context,
+                recovery: refusable.map { recovery(afterRefused: $0, server: server, method: request.method, context) }
             )
         }
         return try await call(

@@ -31,6 +31,8 @@ prints its MCP URL (``http://127.0.0.1:PORT/mcp``) as one line on stdout; everyt
 - ``--cimd``: advertise ``client_id_metadata_document_supported`` and take an http(s) URL as client_id: the
   document there is fetched at each use and must name itself (``client_id``), list ``redirect_uris`` and a
   ``client_name``, and describe a public client.
+- ``--stateless``: serve /mcp without sessions (the SDK's ``stateless_http``), so each request stands on its
+  own token, where a session is bound to the token that opened it.
 
 Control endpoints (not protected, loopback only):
 
@@ -129,6 +131,7 @@ class Options:
     send_iss: bool
     revoke_reused_refresh_tokens: bool = False
     cimd: bool = False
+    stateless: bool = False
 
     @property
     def issuer(self) -> str:
@@ -750,7 +753,7 @@ def build_app(options: Options, deny: bool) -> ASGIApp:
     def echo(text: str) -> str:
         return text
 
-    app: Starlette = server.streamable_http_app()
+    app: Starlette = server.streamable_http_app(stateless_http=options.stateless)
     # Ahead of the SDK's own routes: RFC 8414 metadata that declares RFC 9207 support (the SDK's builder
     # has no switch for it) and public clients ("none", which its registration accepts); RFC 9728
     # metadata listing the scopes (the SDK lists the required scopes there, which would make every
@@ -795,6 +798,7 @@ def main() -> None:
     parser.add_argument(
         "--cimd", action="store_true", help="advertise and accept client ID metadata documents (URL client_ids)"
     )
+    parser.add_argument("--stateless", action="store_true", help="serve /mcp without sessions")
     args = parser.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -808,6 +812,7 @@ def main() -> None:
         send_iss=not args.no_iss,
         revoke_reused_refresh_tokens=args.revoke_reused_refresh_tokens,
         cimd=args.cimd,
+        stateless=args.stateless,
     )
     app = build_app(options, deny=args.deny)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
