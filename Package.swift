@@ -16,6 +16,8 @@ let signals = Target.Dependency.product(name: "UnixSignals", package: "swift-ser
 let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let nioWebSocket = Target.Dependency.product(name: "NIOWebSocket", package: "swift-nio")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 let cryptoExtras = Target.Dependency.product(name: "_CryptoExtras", package: "swift-crypto")
@@ -78,6 +80,7 @@ let package = Package(
             name: "YrdenTransport",
             dependencies: [
                 "YrdenProtocol", "YrdenExecution", "YrdenLineIO", "CYrdenProcess", httpClient, nioCore, nioHTTP1,
+                nioPosix, nioWebSocket, nioSSL,
             ],
             swiftSettings: strict
         ),

@@ -79,6 +79,7 @@ extension ConfigDecoder {
         guard let url = urlField(object)?.writtenString else { return nil }
         let type = (object["type"] ?? object["transportType"])?.writtenString
         if type == "sse" { return .sse(url: url, headers: [:], auth: .none) }
+        if type == "websocket" { return .websocket(url: url, headers: [:], auth: .none) }
         return .http(url: url, headers: [:], auth: .none, fallbackToSSE: type == nil)
     }
 }

@@ -12,9 +12,10 @@ extension ConfigDecoder {
         case stdio
         case http(fallbackToSSE: Bool)
         case sse
+        case websocket
     }
 
-    static let typeValues = ["stdio", "http", "sse", "streamable-http", "streamableHttp"]
+    static let typeValues = ["stdio", "http", "sse", "streamable-http", "streamableHttp", "websocket"]
     static let stdioOnlyKeys = ["args", "env", "cwd"]
     static let remoteOnlyKeys = ["headers", "auth"]
 
@@ -23,10 +24,10 @@ extension ConfigDecoder {
         let args = object["args"]?.stringArray()
         let env = object["env"].map(decodeEnvironment)
         let cwd = object["cwd"]?.nonEmptyString("cwd")
-        let url = urlField(object).flatMap(decodeURL)
+        let pinned = typeField(object).flatMap(decodeType)
+        let url = urlField(object).flatMap { pinned == .websocket ? decodeWebSocketURL($0) : decodeURL($0) }
         let headers = object["headers"].map(decodeHeaders)
         let auth = object["auth"].map(decodeAuth)
-        let pinned = typeField(object).flatMap(decodeType)
         guard let kind = resolveKind(object, pinned: pinned) else { return nil }
         checkApplicability(object, kind: kind)
         if case .oauth = auth, let headers, headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
@@ -45,6 +46,18 @@ extension ConfigDecoder {
         case .sse:
             guard let url else { return nil }
             return .sse(url: url, headers: headers ?? [:], auth: auth ?? .none)
+        case .websocket:
+            guard let url else { return nil }
+            if let auth, auth != .none {
+                object["auth"]?.report(
+                    "\"auth\" is not supported on a websocket server: its one connection carries every caller's "
+                        + "messages with the headers of its upgrade only",
+                    fix: "send a static token in \"headers\" (\"Authorization\": \"Bearer ${TOKEN}\"), or reach the "
+                        + "server over \"http\""
+                )
+                return nil
+            }
+            return .websocket(url: url, headers: headers ?? [:], auth: auth ?? .none)
         }
     }
 
@@ -99,7 +112,8 @@ extension ConfigDecoder {
         if pinned == .stdio, hasURL {
             pinField.report(
                 "\"type\": \(typeName.quoted) needs \"command\", but the server has \"url\"",
-                fix: "use \"type\": \"http\" or \"sse\" for a remote server, or replace \"url\" with \"command\""
+                fix: "use \"type\": \"http\", \"sse\" or \"websocket\" for a remote server, or replace \"url\" with "
+                    + "\"command\""
             )
             return nil
         }
@@ -117,7 +131,7 @@ extension ConfigDecoder {
         if kind == .stdio {
             for key in Self.remoteOnlyKeys {
                 object[key]?.report(
-                    "\"\(key)\" applies only to http and sse servers, and this one runs \"command\"",
+                    "\"\(key)\" applies only to http, sse and websocket servers, and this one runs \"command\"",
                     fix: key == "headers"
                         ? "remove it; pass secrets to a stdio server through \"env\"" : "remove it"
                 )
@@ -138,6 +152,7 @@ extension ConfigDecoder {
         case "stdio": return .stdio
         case "http", "streamable-http", "streamableHttp": return .http(fallbackToSSE: false)
         case "sse": return .sse
+        case "websocket": return .websocket
         default:
             reader.report(
                 "unknown transport type \(name.quoted)",
@@ -166,6 +181,15 @@ extension ConfigDecoder {
     private func decodeURL(_ reader: JSONReader) -> String? {
         guard let url = reader.string() else { return nil }
         if let finding = ConfigRules.checkHTTPURL(url, shown: reader.writtenString) {
+            reader.report(finding)
+            return nil
+        }
+        return url
+    }
+
+    private func decodeWebSocketURL(_ reader: JSONReader) -> String? {
+        guard let url = reader.string() else { return nil }
+        if let finding = ConfigRules.checkWebSocketURL(url, shown: reader.writtenString) {
             reader.report(finding)
             return nil
         }

@@ -7,10 +7,20 @@
 extension ConfigRules {
     /// An absolute `http` or `https` URL with a host.
     static func checkHTTPURL(_ url: String, shown: String? = nil) -> Finding? {
+        checkURL(url, shown: shown, schemes: ["http", "https"], example: "https://example.com/mcp")
+    }
+
+    /// A WebSocket server's URL: `ws://` or `wss://`, with the same rules for the rest as an http URL.
+    static func checkWebSocketURL(_ url: String, shown: String? = nil) -> Finding? {
+        checkURL(url, shown: shown, schemes: ["ws", "wss"], example: "wss://example.com/mcp")
+    }
+
+    /// An absolute URL of one of `schemes` (the first is the plain one, the second its TLS form).
+    private static func checkURL(_ url: String, shown: String?, schemes: [String], example: String) -> Finding? {
         let quoted = ConfigDocument.redactedURL(shown ?? url).quoted
-        let fix = "write an absolute http:// or https:// URL, e.g. \"https://example.com/mcp\""
-        guard let authority = authority(of: url, schemes: ["http", "https"]) else {
-            return Finding(message: "\(quoted) is not an absolute http or https URL", fix: fix)
+        let fix = "write an absolute \(schemes[0]):// or \(schemes[1]):// URL, e.g. \(example.quoted)"
+        guard let authority = authority(of: url, schemes: schemes) else {
+            return Finding(message: "\(quoted) is not an absolute \(schemes[0]) or \(schemes[1]) URL", fix: fix)
         }
         if let finding = checkAuthority(authority, quoted: quoted) { return finding }
         guard !url.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) else {

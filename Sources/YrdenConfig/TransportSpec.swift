@@ -8,13 +8,16 @@ package enum TransportSpec: Sendable, Hashable {
     case stdio(command: String, args: [String], env: [String: String], cwd: String?)
     case http(url: String, headers: [String: String], auth: AuthSpec, fallbackToSSE: Bool)
     case sse(url: String, headers: [String: String], auth: AuthSpec)
+    /// One WebSocket connection (`ws://`, `wss://`, subprotocol `mcp`); only with `"type": "websocket"`.
+    case websocket(url: String, headers: [String: String], auth: AuthSpec)
 
-    /// `"stdio"`, `"http"` or `"sse"`: the name the admin API and logs use.
+    /// `"stdio"`, `"http"`, `"sse"` or `"websocket"`: the name the admin API and logs use.
     package var kindName: String {
         switch self {
         case .stdio: "stdio"
         case .http: "http"
         case .sse: "sse"
+        case .websocket: "websocket"
         }
     }
 }

@@ -24,6 +24,9 @@ package struct LiveChannels: UpstreamChannelFactory {
             return StreamableHTTPChannel(endpoint: endpoint, client: try remoteClient(), handler: handler)
         case .legacySSE(let endpoint):
             return LegacySSEChannel(endpoint: endpoint, client: try remoteClient(), handler: handler)
+        case .webSocket(let endpoint):
+            // The shared HTTP client's event loops carry WebSocket connections too: no threads of their own.
+            return WebSocketChannel(endpoint: endpoint, group: try remoteClient().eventLoopGroup, handler: handler)
         }
     }
 

@@ -21,7 +21,8 @@ struct ServerSecrets: Sendable {
         switch spec.transport {
         case .stdio(_, _, let env, _):
             found = Array(env.values)
-        case .http(let url, let headers, let auth, _), .sse(let url, let headers, let auth):
+        case .http(let url, let headers, let auth, _), .sse(let url, let headers, let auth),
+            .websocket(let url, let headers, let auth):
             found = URLCredentials.credentials(in: url)
             for value in headers.values {
                 // `Bearer <token>`: the token alone may be echoed too (the scheme is no secret).

@@ -18,13 +18,15 @@ package enum ChannelRoute: Sendable {
     case stdio(StdioCommand)
     case streamableHTTP(StreamableHTTPEndpoint)
     case legacySSE(LegacySSEEndpoint)
+    case webSocket(WebSocketEndpoint)
 
-    /// `stdio`, `http` or `sse`, as operators see the transport in use.
+    /// `stdio`, `http`, `sse` or `websocket`, as operators see the transport in use.
     package var transportName: String {
         switch self {
         case .stdio: "stdio"
         case .streamableHTTP: "http"
         case .legacySSE: "sse"
+        case .webSocket: "websocket"
         }
     }
 }

@@ -78,6 +78,20 @@ extension UpstreamConnection {
             return try open(.streamableHTTP(endpoint), log: "http")
         case .sse(let url, let headers, let auth):
             return try openLegacySSE(url: url, headers: headers, auth: auth)
+        case .websocket(let url, let headers, let auth):
+            if auth.isPerCaller {
+                // One connection carries every caller's messages, with the headers of its upgrade only.
+                throw UpstreamError(.auth, "callers' credentials over a WebSocket connection are not supported")
+            }
+            let endpoint = WebSocketEndpoint(
+                url: url,
+                headers: headers,
+                connectTimeout: spec.timeouts.connect,
+                pingInterval: min(.seconds(15), spec.timeouts.connect),
+                pongTimeout: spec.timeouts.connect,
+                authorizer: authorizer
+            )
+            return try open(.webSocket(endpoint), log: "websocket")
         }
     }
 
