@@ -7,7 +7,9 @@ import YrdenProtocol
 /// A verdict is cached per token until the token expires (``VerdictCache``), so a client's next request costs a
 /// dictionary lookup, not a signature check; a refusal is remembered for ``rejectionLifetime`` under the token's
 /// digest (``RejectionCache``). A token with neither is checked once however many requests present it at once,
-/// off the event loop, with a bound on the checks running (``TokenChecks``). The key set is fetched once, and
+/// off the event loop, with a bound on the checks running (``TokenChecks``); except a JWT within a small budget
+/// per second (``InlineCheckBudget``), checked where the request runs, since sending it off costs more than the
+/// check. The key set is fetched once, and
 /// again only for a token signed with a key it lacks (a rotation), at most once per ``keyRefetchInterval``: a
 /// stream of tokens with made-up `kid`s cannot make the gateway hammer its issuer. Every fetch has a deadline
 /// (``IssuerHTTP``).
@@ -21,6 +23,7 @@ package final class AccessTokenVerifier: Sendable {
     let verdicts: VerdictCache
     let rejections: RejectionCache
     let checks: TokenChecks
+    let inlineChecks: InlineCheckBudget
 
     /// The shortest time between two fetches of the key set, after the first.
     static let keyRefetchInterval: Double = 10
@@ -49,6 +52,7 @@ package final class AccessTokenVerifier: Sendable {
         maxCachedTokens: Int = 10_000,
         maxSignatureChecks: Int = 256,
         maxIntrospections: Int = 32,
+        inlineChecksPerSecond: Int = 50,
         now: @escaping @Sendable () -> Double
     ) {
         self.rules = rules
@@ -60,6 +64,7 @@ package final class AccessTokenVerifier: Sendable {
         verdicts = VerdictCache(limit: maxCachedTokens)
         rejections = RejectionCache(limit: maxCachedTokens, lifetime: Self.rejectionLifetime)
         checks = TokenChecks(maxSignatures: maxSignatureChecks, maxIntrospections: maxIntrospections)
+        inlineChecks = InlineCheckBudget(perSecond: inlineChecksPerSecond)
         self.now = now
     }
 
@@ -78,20 +83,33 @@ package final class AccessTokenVerifier: Sendable {
         let digest = TokenDigest(token)
         if let rejection = rejections.lookup(digest, now: now()) { return .failure(rejection) }
         let isJWT = JSONWebToken.looksLikeJWT(token)
+        // A JWT within the inline budget is checked here (a key fetch it needs is awaited, not waited for).
+        if isJWT, inlineChecks.take(now: now()) { return await check(token, digest, isJWT: true) }
         return await checks.outcome(of: digest, kind: isJWT ? .signature : .introspection) {
-            let outcome: Result<VerifiedAccessToken, TokenRejection>
-            do throws(TokenRejection) {
-                outcome = .success(isJWT ? try await self.verifyJWT(token) : try await self.introspect(token))
-            } catch {
-                outcome = .failure(error)
-            }
-            // Remembered before the check leaves ``TokenChecks``, so a request arriving after it finds the outcome.
-            switch outcome {
-            case .success(let verdict): self.verdicts.store(token, verdict, now: self.now())
-            case .failure(let rejection): self.rejections.store(digest, rejection, now: self.now())
-            }
-            return outcome
+            await self.check(token, digest, isJWT: isJWT)
         }
+    }
+
+    /// Checks `token` and remembers the outcome (before its check leaves ``TokenChecks``, so a request arriving
+    /// after finds it).
+    private func check(
+        _ token: String,
+        _ digest: TokenDigest,
+        isJWT: Bool
+    ) async -> Result<
+        VerifiedAccessToken, TokenRejection
+    > {
+        let outcome: Result<VerifiedAccessToken, TokenRejection>
+        do throws(TokenRejection) {
+            outcome = .success(isJWT ? try await verifyJWT(token) : try await introspect(token))
+        } catch {
+            outcome = .failure(error)
+        }
+        switch outcome {
+        case .success(let verdict): verdicts.store(token, verdict, now: now())
+        case .failure(let rejection): rejections.store(digest, rejection, now: now())
+        }
+        return outcome
     }
 
     private func verifyJWT(_ token: String) async throws(TokenRejection) -> VerifiedAccessToken {

@@ -42,6 +42,15 @@ import YrdenProtocol
         #expect(verifier.rejections.count == 0 && mint.fetches.count(Self.introspect) == 0)
     }
 
+    @Test func aFewNewJWTsASecondAreCheckedInlineAndTheRestOffTheLoop() {
+        let budget = InlineCheckBudget(perSecond: 50)
+        let inline = (0..<80).filter { _ in budget.take(now: Self.now) }.count
+        #expect(inline == 50, "a second's worth at once, then none")
+        #expect(budget.take(now: Self.now + 0.5), "refilled at 50 a second")
+        #expect((0..<30).filter { _ in budget.take(now: Self.now + 0.5) }.count == 24)
+        #expect(!InlineCheckBudget(perSecond: 0).take(now: Self.now))
+    }
+
     @Test func aRefusalIsForgottenAfterItsLifetime() {
         let cache = RejectionCache(limit: 8, lifetime: 30)
         let digest = TokenDigest("t")
@@ -102,6 +111,7 @@ import YrdenProtocol
             rules: AccessTokenRules(issuer: TokenMint.issuer),
             http: gate.holding("https://idp.test/jwks", mint.http()),
             maxSignatureChecks: 1,
+            inlineChecksPerSecond: 0,
             now: { Self.now }
         )
         let first = mint.rs256(TokenMint.claims(now: Self.now))
