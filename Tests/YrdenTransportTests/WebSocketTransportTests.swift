@@ -1,0 +1,74 @@
+import NIOWebSocket
+import Synchronization
+import Testing
+
+@testable import YrdenTransport
+
+/// The WebSocket channel's pure parts: where the URL says to connect, what a pipeline error tells an operator,
+/// and the bound on frames that wait to be sent.
+@Suite struct WebSocketTransportTests {
+    private func endpoint(_ url: String, maxQueuedBytes: Int = 64 << 20) -> WebSocketEndpoint {
+        WebSocketEndpoint(url: url, headers: [:], connectTimeout: .seconds(1), maxQueuedBytes: maxQueuedBytes)
+    }
+
+    @Test func aURLGivesHostPortTargetAndHostHeader() throws {
+        let plain = try endpoint("ws://127.0.0.1:9000/ws?a=b%20c").target()
+        #expect(
+            plain
+                == .init(
+                    secure: false,
+                    host: "127.0.0.1",
+                    port: 9000,
+                    requestTarget: "/ws?a=b%20c",
+                    hostHeader: "127.0.0.1:9000"
+                )
+        )
+        let secure = try endpoint("wss://mcp.example.com").target()
+        #expect(
+            secure
+                == .init(
+                    secure: true,
+                    host: "mcp.example.com",
+                    port: 443,
+                    requestTarget: "/",
+                    hostHeader: "mcp.example.com"
+                )
+        )
+        let v6 = try endpoint("ws://[::1]:81/x").target()
+        #expect(v6.host == "::1" && v6.hostHeader == "[::1]:81")
+    }
+
+    @Test func anHTTPURLIsNotAWebSocketOne() {
+        #expect(throws: UpstreamError.self) { try endpoint("http://127.0.0.1/ws").target() }
+    }
+
+    @Test func aMessageOverTheLimitIsNamedAsSuch() {
+        let tooLarge = WebSocketFrameHandler.reason(
+            NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge,
+            limit: 10
+        )
+        #expect(tooLarge.kind == .protocol && tooLarge.message.contains("over the limit of 10 bytes"))
+        let frame = WebSocketFrameHandler.reason(NIOWebSocketError.invalidFrameLength, limit: 10)
+        #expect(frame.message.contains("over the limit of 10 bytes"))
+    }
+
+    @Test func framesPastTheQueueBoundAreRefusedNotQueued() throws {
+        let closed = Mutex<[UpstreamError]>([])
+        let handler = UpstreamChannelHandler(
+            frame: { _ in },
+            closed: { error in closed.withLock { $0.append(error) } },
+            log: { _ in }
+        )
+        let connection = WebSocketConnection(
+            endpoint: endpoint("ws://127.0.0.1:1/", maxQueuedBytes: 100),
+            handler: handler
+        )
+        try connection.send(Array(repeating: 0x20, count: 60))
+        #expect(throws: UpstreamError.self) { try connection.send(Array(repeating: 0x20, count: 60)) }
+        try connection.send(Array(repeating: 0x20, count: 40))
+        connection.end(UpstreamError(.network, "gone"))
+        connection.end(UpstreamError(.network, "gone again"))
+        #expect(closed.withLock { $0.map(\.message) } == ["gone"])
+        #expect(throws: UpstreamError.self) { try connection.send([0x20]) }
+    }
+}
