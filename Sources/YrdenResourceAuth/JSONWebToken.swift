@@ -21,8 +21,13 @@ struct JSONWebToken: Sendable {
 
     init(_ token: String) throws(TokenRejection) {
         guard token.utf8.count <= Self.maxLength else { throw .malformed("longer than \(Self.maxLength) bytes") }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .malformed("not three parts") }
+        // Split on the UTF-8 bytes: splitting the `String` walks a kilobyte token character by character.
+        let utf8 = token.utf8
+        let dot = UInt8(ascii: ".")
+        guard let first = utf8.firstIndex(of: dot), let second = utf8[utf8.index(after: first)...].firstIndex(of: dot),
+            !utf8[utf8.index(after: second)...].contains(dot)
+        else { throw .malformed("not three parts") }
+        let parts = [token[..<first], token[utf8.index(after: first)..<second], token[utf8.index(after: second)...]]
         guard let headerBytes = Base64URL.decode(parts[0]), let header = Self.object(headerBytes) else {
             throw .malformed("the header is not base64url JSON")
         }
@@ -36,7 +41,7 @@ struct JSONWebToken: Sendable {
         self.algorithm = algorithm
         keyID = header["kid"]?.stringValue
         self.claims = claims
-        signingInput = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        signingInput = Array(utf8[..<second])
         self.signature = signature
     }
 
