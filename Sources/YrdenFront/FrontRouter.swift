@@ -84,7 +84,8 @@ package struct FrontRouter: Sendable {
             ) : nil
     }
 
-    /// The dedicated OAuth callback listener's handler: `/oauth/callback` and nothing else.
+    /// The dedicated OAuth callback listener's handler: `/oauth/callback`, the sign-in links users are given
+    /// beside it (`/oauth/sign-in/{id}`), and nothing else.
     package func handleOAuthCallbackOnly(_ request: HTTPRequest) async -> HTTPResponse {
         if let refusal = refusal(of: request) { return refusal }
         if request.path.hasPrefix(SignInLinkEndpoint.prefix) { return await signInLink.handle(request) }
