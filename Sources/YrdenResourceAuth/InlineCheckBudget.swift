@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Sending a check off the loop costs two thread wake-ups, which on a virtual machine cost more than the check
 /// itself (measured on a release build under a flood of badly signed tokens: ~+100–180 µs of process CPU per
-/// token off the loop, against the ~30 µs of an RS256 verify). A gateway's clients bring a new token now and
+/// token off the loop, against the tens of µs of an RS256 verify). A gateway's clients bring a new token now and
 /// then, so those are checked at once; a flood of them would take the loop's time from every other client, so
 /// what passes the budget goes off the loop (``TokenChecks``), bounded there.
 final class InlineCheckBudget: Sendable {
