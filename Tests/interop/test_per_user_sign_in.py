@@ -20,7 +20,7 @@ import httpx2
 import pytest
 from mcp import MCPError, types
 
-from harness import MODERN_VERSION, Gateway, answer_to, await_until, mcp_session, raw_mcp, text_of
+from harness import MODERN_VERSION, Gateway, answer_to, await_until, free_port, mcp_session, raw_mcp, text_of
 from oauth_peer import OAuthServer, browser_sign_in, leaked_secrets, oauth_server  # noqa: F401 (fixture)
 from postgres import PostgresServer, postgres  # noqa: F401 (the fixture)
 from replicas import Replicas, replicas  # noqa: F401 (the fixture)
@@ -30,16 +30,19 @@ URL_ELICITATION_REQUIRED = -32042
 TOOL = "tasks__whoami"
 
 
-def per_user_gateway(peer: OAuthServer, gateway: Any, tmp_path: Path, **server: Any) -> Gateway:
+def per_user_gateway(
+    peer: OAuthServer, gateway: Any, tmp_path: Path, settings: dict[str, Any] | None = None, **server: Any
+) -> Gateway:
     config = {
-        "gateway": {"clientTokens": [ALICE, BOB]},
+        "gateway": {"clientTokens": [ALICE, BOB], **(settings or {})},
         "mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth", "perUser": True}, **server}},
     }
     return gateway(config, extra_args=("--data-dir", str(tmp_path / "data")), env={"YRDEN_ADMIN_TOKEN": ADMIN_TOKEN})
 
 
-async def sign_in_link(gw: Gateway, token: str) -> str:
-    """The link a user's call was answered with (a tool error, the SDK's 2026-07-28 client raising it)."""
+async def sign_in_link(gw: Gateway, token: str, base: str | None = None) -> str:
+    """The link a user's call was answered with (a tool error, the SDK's 2026-07-28 client raising it), served
+    at ``base`` (the gateway's own by default)."""
     try:
         result = await whoami_as(gw, token)
         assert result.is_error, text_of(result)
@@ -47,7 +50,7 @@ async def sign_in_link(gw: Gateway, token: str) -> str:
     except MCPError as error:
         shown = error.error.message
     links = re.findall(r"https?://\S+", shown)
-    assert links and links[0].startswith(f"{gw.base}/oauth/sign-in/"), shown
+    assert links and links[0].startswith(f"{base or gw.base}/oauth/sign-in/"), shown
     return links[0]
 
 
@@ -257,3 +260,14 @@ async def test_a_sign_in_link_given_by_one_replica_works_on_another_while_its_si
         gone = await await_until(lambda: answered(404), 10, interval=0.1)
         assert "not valid" in gone.text
         assert (await http.get(link)).status_code == 404
+
+
+async def test_with_a_callback_listener_of_its_own_the_link_is_served_there(oauth_server, gateway, tmp_path: Path):
+    peer: OAuthServer = oauth_server()
+    callback = f"http://127.0.0.1:{free_port()}"
+    gw = per_user_gateway(peer, gateway, tmp_path, {"oauthCallback": callback.removeprefix("http://")})
+    await operator_signs_in(gw, "tasks")
+    link = await sign_in_link(gw, ALICE, base=callback)
+    visit = await browser_sign_in(link)
+    assert visit.final_status == 200 and visit.final_url.startswith(f"{callback}/oauth/callback?"), visit.hops
+    assert client_id_of(await whoami_as(gw, ALICE))
