@@ -166,8 +166,32 @@ async def test_a_flooding_websocket_upstream_does_not_stall_other_calls(gateway,
                 greeting = text_of(await other.client.call_tool("ws__greet", {"name": "between"}))
                 latency = time.monotonic() - started
         rss_after = rss_mb(gw.pid)
-        print(f"\nflood of 20,000 log messages: a call meanwhile {latency * 1000:.0f} ms; RSS {rss_before:.0f} -> {rss_after:.0f} MB")
+        print(
+            f"\nflood of 20,000 log messages: a call meanwhile {latency * 1000:.0f} ms; "
+            f"RSS {rss_before:.0f} -> {rss_after:.0f} MB"
+        )
         assert flooded == ["sent 20000"]
         assert greeting == "Hello over WebSocket, between!"
         assert latency < LATENCY_BOUND
         assert rss_after - rss_before < RSS_GROWTH_BOUND_MB
+
+
+@pytest.mark.anyio
+async def test_the_configured_headers_go_with_the_upgrade_and_a_refusal_names_its_status(
+    gateway, tmp_path: Path
+) -> None:
+    port = free_port()
+    with websocket_upstream(tmp_path / "ws.log", port, env={"WS_SERVER_TOKEN": "ws-secret"}):
+        servers = {
+            "good": ws_entry(port, headers={"Authorization": "Bearer ${WS_TOKEN}"}),
+            "bad": ws_entry(port, headers={"Authorization": "Bearer wrong"}, reconnect="never"),
+        }
+        gw: Gateway = gateway({"mcpServers": servers}, env={"WS_TOKEN": "ws-secret"})
+        async with admin_events(gw) as events:
+            await events.reach_state("good", "connected", 30)
+            bad = await events.reach_state("bad", "failed", 30)
+        async with mcp_session(gw.url) as session:
+            greeting = text_of(await session.client.call_tool("good__greet", {"name": "with a token"}))
+    assert greeting == "Hello over WebSocket, with a token!"
+    assert bad["lastError"]["kind"] == "auth" and bad["lastError"].get("httpStatus") == 403, bad
+    assert "ws-secret" not in gw.log_text()

@@ -20,10 +20,15 @@ struct ServerEntryOptions: ParsableArguments {
     )
     var environment: [String] = []
 
-    @Option(help: "The URL of a remote (Streamable HTTP or SSE) server.")
+    @Option(help: "The URL of a remote (Streamable HTTP, SSE or WebSocket) server.")
     var url: String?
 
-    @Option(help: "Pin the remote transport: http (Streamable HTTP only) or sse (legacy HTTP+SSE).")
+    @Option(
+        help: ArgumentHelp(
+            "Pin the remote transport: http (Streamable HTTP only), sse (legacy HTTP+SSE) or websocket "
+                + "(ws://, wss://)."
+        )
+    )
     var type: RemoteTransport?
 
     @Option(

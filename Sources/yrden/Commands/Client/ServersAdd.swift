@@ -102,4 +102,5 @@ extension ServersAdd {
 enum RemoteTransport: String, ExpressibleByArgument, CaseIterable {
     case http
     case sse
+    case websocket
 }
