@@ -58,7 +58,7 @@ package struct YrdenApplication: Sendable {
         return try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
             let credentials = try OAuthSetup(loaded: loaded, logger: logger)
                 .credentials(httpClient: httpClient, shared: shared)
-            let connector = UpstreamConnector(
+            var connector = UpstreamConnector(
                 channels: LiveChannels(httpClient: httpClient),
                 credentials: credentials,
                 withheldEnvironment: WithheldEnvironment(
@@ -66,6 +66,7 @@ package struct YrdenApplication: Sendable {
                     always: shared?.ownSecretVariables ?? []
                 )
             )
+            connector.userSessionLimits = .from(environment: loaded.environment)
             return try await body(connector, credentials)
         }
     }

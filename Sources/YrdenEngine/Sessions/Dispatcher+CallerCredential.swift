@@ -119,6 +119,8 @@ extension Dispatcher {
         case .authorization(let value):
             return .userAuthorization(value)
         case .signInNeeded(let url, let elicitationID):
+            // The user's tokens are gone (or never were): their own session, if any, goes with them.
+            userSessions.table(for: server)?.discard(context.caller.user)
             return .signIn(
                 url: url,
                 message: "Sign in to '\(server)' as \(context.caller.user) to use it: open \(url)",

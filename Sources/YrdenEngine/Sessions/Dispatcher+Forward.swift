@@ -109,11 +109,18 @@ extension Dispatcher {
             )
         }
         var refusable: RefusableUserCall?
-        if case .userAuthorization(let used) = credential { refusable = RefusableUserCall(used: used, relay: relay) }
+        var upstream = client
+        var lease: UserSessions.Lease?
+        if case .userAuthorization(let used) = credential {
+            refusable = RefusableUserCall(used: used, relay: relay)
+            lease = try await userSession(with: server, over: client, for: context.caller.user)
+            upstream = lease?.client ?? client
+        }
+        defer { lease?.release() }
         if crossing.parks {
             return try await bridge.forwardParking(
                 request,
-                to: client,
+                to: upstream,
                 server: server,
                 params: forwarded,
                 options: options,
@@ -124,7 +131,7 @@ extension Dispatcher {
         }
         return try await call(
             request,
-            on: client,
+            on: upstream,
             server: server,
             params: forwarded,
             options: options,
@@ -132,6 +139,23 @@ extension Dispatcher {
             context,
             refusable: refusable
         )
+    }
+
+    /// The user's own session with `server` (``UserSessions``), when its connection `client` is of the
+    /// handshake era; `nil` when the call goes over the connection itself.
+    private func userSession(
+        with server: String,
+        over client: UpstreamClient,
+        for user: String
+    ) async throws(JSONRPCError) -> UserSessions.Lease? {
+        guard let users = userSessions.table(for: server, over: client) else { return nil }
+        do {
+            return try await users.lease(user)
+        } catch {
+            let spec = registry.snapshot.links[server]?.spec
+            let reason = spec.map { ServerSecrets($0).scrub(error.message) } ?? error.message
+            throw .upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server)
+        }
     }
 
     /// Where what the upstream asks during the call goes: this client, on the call's own stream. Every call has

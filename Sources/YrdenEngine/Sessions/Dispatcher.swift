@@ -21,6 +21,8 @@ final class Dispatcher: Sendable {
     let logger: Logger
     /// Which clients follow which upstream resources.
     let resourceSubscriptions = ResourceSubscriptions()
+    /// Users' own sessions with `perUser` servers of the handshake era, per server.
+    let userSessions = UserSessionTables()
     /// The `limits` every forwarded request is checked against.
     let limiter: RateLimiter
     /// Where each forwarded request is recorded; `nil`: nowhere.

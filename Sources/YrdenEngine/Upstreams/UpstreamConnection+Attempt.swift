@@ -31,6 +31,10 @@ extension UpstreamConnection {
         case .failure(let error): return error
         }
         let ended = await serve(opened)
+        if let users = opened.users {
+            owners.dispatcher.userSessions.detach(users, for: spec.id)
+            await shielded { await users.closeAll() }
+        }
         await shielded { await opened.client.close() }
         return ended
     }
@@ -41,6 +45,8 @@ extension UpstreamConnection {
         var signIn: (any UpstreamSignIn)?
         var loader: CatalogLoader
         var catalog: ServerCatalog
+        /// Users' own sessions, for a `perUser` server of the handshake era.
+        var users: UserSessions?
     }
 
     /// ``open()`` in a child task that has ended when this returns. Signing in, connecting and listing go
@@ -64,10 +70,17 @@ extension UpstreamConnection {
         } catch {
             return .failure(error)
         }
+        // In place before the connection is announced, so that no user's call goes over the server's own session.
+        let users = userSessions(over: client)
+        if let users { owners.dispatcher.userSessions.attach(users, for: spec.id) }
         do throws(UpstreamError) {
             let (loader, catalog) = try await announce(client, handshake: handshake)
-            return .success(Opened(client: client, signIn: signIn, loader: loader, catalog: catalog))
+            return .success(Opened(client: client, signIn: signIn, loader: loader, catalog: catalog, users: users))
         } catch {
+            if let users {
+                owners.dispatcher.userSessions.detach(users, for: spec.id)
+                await shielded { await users.closeAll() }
+            }
             await shielded { await client.close() }
             return .failure(error)
         }
@@ -80,6 +93,12 @@ extension UpstreamConnection {
         return await withTaskGroup(of: UpstreamError?.self) { group in
             group.addTask { [loader] in await self.follow(client, loader: loader, catalog: catalog) }
             group.addTask { await self.keepPinging(client) }
+            if let users = opened.users {
+                group.addTask {
+                    await users.expireIdle()
+                    return nil
+                }
+            }
             if let signIn {
                 group.addTask {
                     await signIn.invalidated()

@@ -120,7 +120,7 @@ extension UpstreamConnection {
 
     /// Opens `route` through the gateway's channel factory, the channel's diagnostics going to `log`'s stream;
     /// the client times its deadlines on the gateway's time source and counts the notifications it sheds.
-    private func open(_ route: ChannelRoute, log stream: String) throws(UpstreamError) -> UpstreamClient {
+    func open(_ route: ChannelRoute, log stream: String) throws(UpstreamError) -> UpstreamClient {
         let channels = owners.connector.channels
         let spec = self.spec
         let server = spec.id

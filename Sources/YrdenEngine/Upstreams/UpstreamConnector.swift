@@ -16,6 +16,8 @@ package struct UpstreamConnector: Sendable {
     package var credentials: (any UpstreamCredentials)?
     /// Variables no stdio child inherits, besides the gateway's fixed secrets.
     package var withheldEnvironment: WithheldEnvironment
+    /// How many users' own sessions a `perUser` server of the handshake era keeps (``UserSessions``).
+    package var userSessionLimits = UserSessionLimits()
 
     /// `nil` when the channels are not the live ones.
     package var httpClient: HTTPClient? { (channels as? LiveChannels)?.httpClient }

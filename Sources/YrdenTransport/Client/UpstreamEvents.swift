@@ -114,6 +114,9 @@ package final class UpstreamEvents: AsyncSequence, Sendable {
         if let (follower, event) = wake { follower.resume(returning: event) }
     }
 
+    /// Whether the connection has ended (``finish(_:)``), whether or not its follower heard it yet.
+    package var hasEnded: Bool { state.withLock { $0.end != nil } }
+
     /// How many notifications were dropped and coalesced so far.
     package var counts: (dropped: Int, coalesced: Int) {
         state.withLock { ($0.droppedCount, $0.coalescedCount) }

@@ -288,6 +288,7 @@ final class HTTPConnection: Sendable {
     }
 
     private func openListenStreamOnce() {
+        guard endpoint.opensListenStream else { return }
         let first = state.withLock { state in
             defer { state.listening = true }
             return !state.listening

@@ -12,6 +12,10 @@ package struct StreamableHTTPEndpoint: Sendable {
     package var toolCallTimeout: Duration
     /// Signs each request in, for a server behind OAuth; `nil` when `headers` say all there is to say.
     package var authorizer: (any UpstreamAuthorizer)?
+    /// Whether the server's GET stream is held open after the handshake. A user's own session of a per-user
+    /// server goes without one: its calls' answers come on their POSTs, and a stream per user would hold one of
+    /// the pool's connections to the host per user.
+    package var opensListenStream = true
 
     /// The caller's own deadline may be extended by progress up to this many times its timeout (see the
     /// gateway's `maxTotalTimeout`), so a POST is cut off only after that: a backstop, never the first to fire.

@@ -48,7 +48,9 @@ Control endpoints (not protected, loopback only):
   ``mcp_requests``, ``mcp_authorization`` (requests to ``/mcp`` per Authorization header kind: ``missing``,
   ``not_bearer``, ``valid``, ``expired``, ``revoked``, ``unknown``), ``last_mcp_authorization``
   (``{"status", "client_id", "grant"}``; ``grant`` says whether the token came from ``authorization_code``
-  or ``refresh_token``), ``live`` (usable access and refresh tokens now), ``deny``, ``access_token_ttl``.
+  or ``refresh_token``), ``mcp_sessions_by_client`` (each client's ``Mcp-Session-Id`` values, in the order
+  first seen on a request with its token), ``ended_sessions`` (session ids DELETEd), ``mcp_statuses`` (answers
+  of /mcp per HTTP status), ``live`` (usable access and refresh tokens now), ``deny``, ``access_token_ttl``.
 - ``GET /control/secrets``: every secret this server minted (``access_tokens``, ``refresh_tokens``,
   ``codes``, ``client_secrets``), so a test can check that none of them reached a log.
 - ``POST /control/revoke-refresh-tokens``: every refresh token stops working (``{"revoked": n}``).
@@ -185,6 +187,9 @@ class Observations:
     mcp_requests: int = 0
     mcp_authorization: Counter[str] = field(default_factory=Counter)
     last_mcp_authorization: dict[str, Any] | None = None
+    mcp_sessions_by_client: dict[str, list[str]] = field(default_factory=dict)
+    ended_sessions: list[str] = field(default_factory=list)
+    mcp_statuses: Counter[int] = field(default_factory=Counter)
 
     def note_token_result(self, grant_type: str, status: int, error: str | None) -> None:
         outcome = "ok" if status == 200 else "failed"
@@ -500,7 +505,7 @@ class Observer:
         path = scope["path"]
         if path == MCP_PATH:
             self._note_mcp(scope)
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._watch_mcp_status(send))
         elif path == AUTHORIZE_PATH:
             body, receive = await _read_body(receive)
             params = dict(parse_qsl(scope.get("query_string", b"").decode()))
@@ -540,6 +545,21 @@ class Observer:
             "client_id": record.token.client_id if record else None,
             "grant": record.grant if record else None,
         }
+        session = dict(scope["headers"]).get(b"mcp-session-id", b"").decode(errors="replace")
+        if session and record is not None:
+            sessions = self.seen.mcp_sessions_by_client.setdefault(record.token.client_id, [])
+            if session not in sessions:
+                sessions.append(session)
+        if session and scope["method"] == "DELETE":
+            self.seen.ended_sessions.append(session)
+
+    def _watch_mcp_status(self, send: Send) -> Send:
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.seen.mcp_statuses[message["status"]] += 1
+            await send(message)
+
+        return watch
 
     def _note_authorize(self, params: dict[str, str]) -> None:
         self.seen.authorize_requests += 1
@@ -673,6 +693,9 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
                 "mcp_requests": seen.mcp_requests,
                 "mcp_authorization": dict(seen.mcp_authorization),
                 "last_mcp_authorization": seen.last_mcp_authorization,
+                "mcp_sessions_by_client": seen.mcp_sessions_by_client,
+                "ended_sessions": seen.ended_sessions,
+                "mcp_statuses": {str(k): v for k, v in seen.mcp_statuses.items()},
                 "live": provider.live_counts(),
                 "deny": provider.deny,
                 "access_token_ttl": options.access_token_ttl,
