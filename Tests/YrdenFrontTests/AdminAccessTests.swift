@@ -1,4 +1,5 @@
 import Testing
+import YrdenEngine
 import YrdenHTTPServer
 
 @testable import YrdenFront
@@ -86,5 +87,15 @@ import YrdenHTTPServer
         #expect(!required.permits("Bearer other") && !required.permits(nil))
         let open = ClientTokenPolicy(clientTokens: [], adminToken: "admin")
         #expect(open.permits(nil), "no client tokens: the endpoint stays open, the admin token adds no requirement")
+    }
+
+    @Test func onlyTheWholeTokenMatchesWhateverItsLength() {
+        let policy = ClientTokenPolicy(tokens: ["client-token"])
+        #expect(policy.caller(presenting: "client-token")?.user.hasPrefix("token:") == true)
+        for presented in ["client-toke", "client-tokenX", "", "client-token" + String(repeating: "x", count: 2048)] {
+            #expect(policy.caller(presenting: Substring(presented)) == nil, "\(presented.prefix(16))")
+        }
+        let slice = "Bearer client-token"
+        #expect(policy.caller(presenting: slice.dropFirst(7)) != nil, "a token taken out of its header")
     }
 }
