@@ -21,7 +21,7 @@ import YrdenProtocol
 ///   listener that browsers cannot reach as `127.0.0.1`
 /// - `maxSessions` (integer, 1 to 1,000,000; default 10,000): MCP sessions open at once
 /// - `maxSessionsPerClient` (integer, 1 to 1,000,000; default 256): of those, held by one client (one
-///   credential, else one address)
+///   user a token proved, else one `Authorization` header, else one address)
 /// - `sessionIdleTimeout` (whole seconds, 1 to 604,800; default 900): when an unused session ends
 /// - `startupWait` (whole seconds, 0 to 300; default 5): how long the first `initialize` and lists wait for
 ///   every enabled server's first connection attempt; 0 answers at once

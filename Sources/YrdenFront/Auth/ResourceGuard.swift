@@ -14,6 +14,8 @@ package struct ResourceGuard: Sendable {
     let settings: ResourceAuthSettings
     let verifier: AccessTokenVerifier
     let logger: Logger
+    /// Refusals logged per second: a flood of bad tokens is one line a refusal only up to this.
+    let refusalLog = LogAllowance(perSecond: 10)
     /// `settings.origin`, worked out once: every request's resource URI starts with it.
     let origin: String
 
@@ -36,6 +38,14 @@ package struct ResourceGuard: Sendable {
         self.logger = logger
     }
 
+    /// A refusal's log line, within ``refusalLog``'s allowance; the first one past a skipped run says how many.
+    private func log(_ level: Logger.Level, _ message: Logger.Message, _ metadata: Logger.Metadata) {
+        guard let skipped = refusalLog.admit(now: WallClock.now()) else { return }
+        var metadata = metadata
+        if skipped > 0 { metadata["skippedBefore"] = "\(skipped)" }
+        logger.log(level: level, message, metadata: metadata)
+    }
+
     /// Where the metadata of the resource at `path` is published (RFC 9728 §3.1).
     static let metadataPrefix = "/.well-known/oauth-protected-resource"
 
@@ -51,15 +61,15 @@ package struct ResourceGuard: Sendable {
         case .success(let verified):
             verdict = verified
         case .failure(.issuerUnavailable(let why)):
-            logger.warning("access token not checked: its issuer could not be asked", metadata: ["reason": "\(why)"])
+            log(.warning, "access token not checked: its issuer could not be asked", ["reason": "\(why)"])
             return .refused(
                 Self.unavailable("the access token's issuer cannot be asked now; try again", retryAfter: 5)
             )
         case .failure(.busy(let why)):
-            logger.warning("access token not checked: too many checks at once", metadata: ["reason": "\(why)"])
+            log(.warning, "access token not checked: too many checks at once", ["reason": "\(why)"])
             return .refused(Self.unavailable("too many access tokens are being checked now; try again", retryAfter: 1))
         case .failure(let rejection):
-            logger.info("access token refused", metadata: ["reason": "\(rejection.message)", "path": "\(path)"])
+            log(.info, "access token refused", ["reason": "\(rejection.message)", "path": "\(path)"])
             return .refused(challenge(path, status: 401, error: "invalid_token", message: rejection.message))
         }
         guard verdict.isFor(settings.audience, or: origin + path) else {
