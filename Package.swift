@@ -216,7 +216,10 @@ let package = Package(
         ),
         .testTarget(
             name: "YrdenTransportTests",
-            dependencies: ["YrdenTransport", "YrdenProtocol", "YrdenLineIO", "YrdenTesting"],
+            dependencies: [
+                "YrdenTransport", "YrdenProtocol", "YrdenLineIO", "YrdenTesting", nioCore, nioWebSocket,
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

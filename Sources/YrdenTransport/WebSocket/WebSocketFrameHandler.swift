@@ -13,7 +13,8 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
     private let connection: WebSocketConnection
     private let pingInterval: TimeAmount
     private let silenceLimit: TimeAmount
-    private var lastHeard = NIODeadline.now()
+    /// On the loop's clock (`eventLoop.now`), so a test's loop can move time.
+    private var lastHeard = NIODeadline.uptimeNanoseconds(0)
     private var keepAlive: RepeatedTask?
     private var sentClose = false
 
@@ -24,7 +25,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        lastHeard = .now()
+        lastHeard = context.eventLoop.now
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         keepAlive = context.eventLoop.scheduleRepeatedTask(initialDelay: pingInterval, delay: pingInterval) { _ in
             let (handler, context) = loopBound.value
@@ -39,7 +40,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
 
     /// Pings the server, or ends a connection the server has said nothing on for too long.
     private func tick(context: ChannelHandlerContext) {
-        guard NIODeadline.now() - lastHeard < silenceLimit else {
+        guard context.eventLoop.now - lastHeard < silenceLimit else {
             connection.end(
                 UpstreamError(
                     .timeout,
@@ -60,7 +61,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        lastHeard = .now()
+        lastHeard = context.eventLoop.now
         switch frame.opcode {
         case .text, .binary:
             connection.deliver(Array(frame.unmaskedData.readableBytesView))
