@@ -117,6 +117,10 @@ class OAuthServer:
         """Every access token expires now (the next /mcp request with one gets 401); returns how many were live."""
         return self._control("POST", "expire-access-tokens")["expired"]
 
+    def end_sessions(self, client_id: str) -> int:
+        """The MCP sessions one client's tokens used end now, as when the server drops them; returns how many."""
+        return self._control("POST", "end-sessions", {"client_id": client_id})["ended"]
+
     def set_deny(self, deny: bool) -> None:
         """From now on the user clicks "Deny" (True) or "Allow" (False)."""
         self._control("POST", "deny", {"deny": deny})

@@ -10,10 +10,14 @@ era with the peer (which also speaks 2026-07-28, where every request stands on i
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
-from harness import Gateway, await_until
+import anyio
+from mcp import MCPError, types
+
+from harness import Gateway, await_until, mcp_session, text_of
 from oauth_peer import OAuthServer, browser_sign_in, leaked_secrets, oauth_server  # noqa: F401 (fixture)
 from test_per_user import ADMIN_TOKEN, ALICE, BOB, client_id_of, first_call, operator_signs_in, whoami_as
 
@@ -110,3 +114,70 @@ async def test_past_the_bound_the_least_recently_used_users_session_is_closed_an
     ]
     assert peer.stats()["mcp_statuses"].get("404", 0) == 0
 
+
+
+async def test_a_users_refused_token_on_their_own_session_is_refreshed_once_and_a_refused_refresh_closes_it(
+    oauth_server, gateway, tmp_path: Path
+) -> None:
+    peer: OAuthServer = oauth_server()
+    gw = handshake_era_gateway(peer, gateway, tmp_path)
+    await operator_client(peer, gw)
+    alice = await signed_in(gw, ALICE)
+    bob = await signed_in(gw, BOB)
+    first = sessions_of(peer)[alice]
+
+    # The server stops taking Alice's access token: her next call succeeds after one refresh, in the same
+    # session (the server binds it to her client, which a refreshed token still is).
+    assert peer.revoke_client_tokens(alice) >= 1
+    assert client_id_of(await whoami_as(gw, ALICE)) == alice
+    assert peer.stats()["refreshes_by_client"] == {alice: 1}
+    assert sessions_of(peer)[alice] == first
+
+    # Her refresh token is refused too: her call is answered with a sign-in link, and her session is gone with
+    # her tokens: once she signs in again, her next call opens a new one. Bob's calls go on in his.
+    peer.revoke_client_tokens(alice, refresh=True)
+    link = await first_call(gw, ALICE)
+    assert link.startswith(f"{gw.base}/oauth/sign-in/"), link
+    assert client_id_of(await whoami_as(gw, BOB)) == bob
+    visit = await browser_sign_in(link)
+    assert visit.final_status == 200, visit.hops
+    assert client_id_of(await whoami_as(gw, ALICE)) == alice
+    sessions = sessions_of(peer)
+    assert len(sessions[alice]) == 2 and sessions[alice][0] == first[0], sessions
+    assert len(sessions[bob]) == 1 and peer.stats()["refreshes_by_client"].get(bob) is None
+
+
+async def test_a_users_session_the_server_drops_fails_their_call_in_flight_at_once_and_their_next_call_opens_another(
+    oauth_server, gateway, tmp_path: Path
+) -> None:
+    """The server drops Alice's session (as when it restarts) while her call of a 60-second tool runs."""
+    peer: OAuthServer = oauth_server()
+    gw = handshake_era_gateway(peer, gateway, tmp_path)
+    await operator_client(peer, gw)
+    alice = await signed_in(gw, ALICE)
+    first = sessions_of(peer)[alice]
+    outcome: dict[str, Any] = {}
+
+    async with mcp_session(gw.url, headers={"Authorization": f"Bearer {ALICE}"}, mode="legacy") as session:
+
+        async def long_call() -> None:
+            try:
+                outcome["result"] = await session.client.call_tool("tasks__wait", {"seconds": 60})
+            except MCPError as error:
+                outcome["error"] = error.error.message
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(long_call)
+                await await_until(lambda: peer.stats()["waiting"] or None, 10, interval=0.05)
+                dropped_at = time.monotonic()
+                assert peer.end_sessions(alice) == 1
+        answered_after = time.monotonic() - dropped_at
+
+    assert answered_after < 10, f"the call was answered {answered_after:.1f} s after its session was dropped"
+    result: types.CallToolResult | None = outcome.get("result")
+    shown = outcome.get("error") or (text_of(result) if result is not None and result.is_error else None)
+    assert shown and "waited" not in shown, outcome
+    assert client_id_of(await whoami_as(gw, ALICE)) == alice
+    sessions = sessions_of(peer)[alice]
+    assert len(sessions) == 2 and sessions[0] == first[0], sessions

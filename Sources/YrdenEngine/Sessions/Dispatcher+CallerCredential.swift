@@ -87,7 +87,7 @@ extension Dispatcher {
 
     /// A `perUser` server: the caller's own sign-in, or the URL they must sign in at first.
     /// `refused`: the `Authorization` the upstream just refused, to be refreshed.
-    private func userCredential(
+    func userCredential(
         to spec: ServerSpec,
         method: String,
         _ context: ForwardContext,

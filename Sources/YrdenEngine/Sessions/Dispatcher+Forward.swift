@@ -112,9 +112,20 @@ extension Dispatcher {
         var upstream = client
         var lease: UserSessions.Lease?
         if case .userAuthorization(let used) = credential {
-            refusable = RefusableUserCall(used: used, relay: relay)
-            lease = try await userSession(with: server, over: client, for: context.caller.user)
-            upstream = lease?.client ?? client
+            let refused = RefusableUserCall(used: used, relay: relay)
+            refusable = refused
+            switch try await userSession(with: server, over: client, refused: refused, request.method, context) {
+            case .session(let opened, let renewed):
+                lease = opened
+                upstream = opened?.client ?? client
+                if let renewed {
+                    options.headers.removeAll { $0.name.lowercased() == "authorization" }
+                    options.headers.append((name: "Authorization", value: renewed))
+                    refusable = RefusableUserCall(used: renewed, relay: relay)
+                }
+            case .answered(let answer):
+                return answer
+            }
         }
         defer { lease?.release() }
         if crossing.parks {
@@ -141,21 +152,58 @@ extension Dispatcher {
         )
     }
 
-    /// The user's own session with `server` (``UserSessions``), when its connection `client` is of the
-    /// handshake era; `nil` when the call goes over the connection itself.
+    /// What a user's call goes over: their own session with `server` (``UserSessions``) when its connection
+    /// `client` is of the handshake era, `nil` when the call goes over the connection itself. A session the
+    /// server refuses to open with the user's token (401) gets the call's second chance: one refresh and one
+    /// more try, or the call is answered as for a user not signed in.
     private func userSession(
         with server: String,
         over client: UpstreamClient,
-        for user: String
-    ) async throws(JSONRPCError) -> UserSessions.Lease? {
-        guard let users = userSessions.table(for: server, over: client) else { return nil }
-        do {
-            return try await users.lease(user)
-        } catch {
-            let spec = registry.snapshot.links[server]?.spec
-            let reason = spec.map { ServerSecrets($0).scrub(error.message) } ?? error.message
-            throw .upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server)
+        refused call: RefusableUserCall,
+        _ method: String,
+        _ context: ForwardContext
+    ) async throws(JSONRPCError) -> UserSessionOutcome {
+        guard let users = userSessions.table(for: server, over: client) else { return .session(nil, renewed: nil) }
+        var renewed: String?
+        var refreshed = false
+        while true {
+            let failure: UpstreamError
+            do {
+                return .session(try await users.lease(context.caller.user), renewed: renewed)
+            } catch {
+                failure = error
+            }
+            let spec = context.snapshot.links[server]?.spec
+            guard let spec, !refreshed, failure.kind == .auth, failure.httpStatus == 401 else {
+                let reason = spec.map { ServerSecrets($0).scrub(failure.message) } ?? failure.message
+                throw .upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server)
+            }
+            refreshed = true
+            switch try await userCredential(to: spec, method: method, context, refused: call.used) {
+            case .userAuthorization(let value), .authorization(let value):
+                renewed = value
+            case .connection:
+                break
+            case .signIn(let url, let message, let elicitationID):
+                let answer = await signInAnswer(
+                    url: url,
+                    message: message,
+                    elicitationID: elicitationID,
+                    server: server,
+                    method: method,
+                    relay: call.relay,
+                    context
+                )
+                return .answered(answer)
+            }
         }
+    }
+
+    /// What a user's call goes over (and the user's `Authorization`, when it was refreshed meanwhile), or its
+    /// answer without going (the user must sign in first).
+    private enum UserSessionOutcome {
+        case session(UserSessions.Lease?, renewed: String?)
+        case answered(Result<JSONValue, JSONRPCError>)
     }
 
     /// Where what the upstream asks during the call goes: this client, on the call's own stream. Every call has

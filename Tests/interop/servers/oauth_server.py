@@ -60,8 +60,12 @@ Control endpoints (not protected, loopback only):
 - ``POST /control/expire-access-tokens``: every access token expires now (``{"expired": n}``); the next
   request to ``/mcp`` with one gets 401.
 - ``POST /control/deny`` ``{"deny": true|false}``: switch ``--deny`` at run time.
+- ``POST /control/end-sessions`` ``{"client_id": ID}``: the MCP sessions that client's tokens used end at once,
+  as when the server drops them (restarted): a call in flight in one breaks off, its id answers 404
+  (``{"ended": n}``).
 
-Tools: ``whoami()`` (the client_id and scopes of the token the call came with) and ``echo(text)``.
+Tools: ``whoami()`` (the client_id and scopes of the token the call came with), ``echo(text)`` and
+``wait(seconds)`` (``stats()["waiting"]`` counts the calls of it under way).
 """
 
 from __future__ import annotations
@@ -190,6 +194,7 @@ class Observations:
     mcp_sessions_by_client: dict[str, list[str]] = field(default_factory=dict)
     ended_sessions: list[str] = field(default_factory=list)
     mcp_statuses: Counter[int] = field(default_factory=Counter)
+    waiting: int = 0
 
     def note_token_result(self, grant_type: str, status: int, error: str | None) -> None:
         outcome = "ok" if status == 200 else "failed"
@@ -651,7 +656,9 @@ async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
 # Control endpoints
 
 
-def control_routes(provider: MemoryProvider, seen: Observations, options: Options) -> list[Route]:
+def control_routes(
+    provider: MemoryProvider, seen: Observations, options: Options, server: MCPServer | None = None
+) -> list[Route]:
     def loopback_only(request: Request) -> Response | None:
         host = request.client.host if request.client else ""
         return None if host in LOOPBACK else JSONResponse({"error": "loopback only"}, status_code=403)
@@ -696,6 +703,7 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
                 "mcp_sessions_by_client": seen.mcp_sessions_by_client,
                 "ended_sessions": seen.ended_sessions,
                 "mcp_statuses": {str(k): v for k, v in seen.mcp_statuses.items()},
+                "waiting": seen.waiting,
                 "live": provider.live_counts(),
                 "deny": provider.deny,
                 "access_token_ttl": options.access_token_ttl,
@@ -730,6 +738,19 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
         provider.deny = bool(body.get("deny", True))
         return JSONResponse({"deny": provider.deny})
 
+    async def end_sessions(request: Request) -> Response:
+        if refused := loopback_only(request):
+            return refused
+        body = await request.json()
+        manager = server.session_manager if server is not None else None
+        ended = 0
+        for session_id in seen.mcp_sessions_by_client.get(body["client_id"], []):
+            transport = manager._server_instances.get(session_id) if manager is not None else None
+            if transport is not None:
+                await manager._discard_session(session_id, transport)  # type: ignore[union-attr]
+                ended += 1
+        return JSONResponse({"ended": ended})
+
     return [
         Route("/control/stats", stats, methods=["GET"]),
         Route("/control/secrets", secrets_minted, methods=["GET"]),
@@ -737,6 +758,7 @@ def control_routes(provider: MemoryProvider, seen: Observations, options: Option
         Route("/control/expire-access-tokens", expire_access_tokens, methods=["POST"]),
         Route("/control/revoke-client-tokens", revoke_client_tokens, methods=["POST"]),
         Route("/control/deny", deny, methods=["POST"]),
+        Route("/control/end-sessions", end_sessions, methods=["POST"]),
     ]
 
 
@@ -772,6 +794,15 @@ def build_app(options: Options, deny: bool) -> ASGIApp:
             raise ToolError("no access token in this request")
         return {"client_id": token.client_id, "scopes": token.scopes}
 
+    @server.tool(description="Wait this many seconds, then answer.")
+    async def wait(seconds: float) -> str:
+        seen.waiting += 1
+        try:
+            await anyio.sleep(seconds)
+        finally:
+            seen.waiting -= 1
+        return f"waited {seconds} s"
+
     @server.tool(description="Answer with the text it was given.")
     def echo(text: str) -> str:
         return text
@@ -799,7 +830,7 @@ def build_app(options: Options, deny: bool) -> ASGIApp:
             scopes_supported=options.scopes or None,
             resource_name="yrden-interop-oauth",
         ),
-        *control_routes(provider, seen, options),
+        *control_routes(provider, seen, options, server),
     ]
     app.router.routes[0:0] = overrides
     return Observer(app, provider, seen, options)
