@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from harness import INTEROP_DIR, REPO_ROOT, Gateway, admin_events, clean_env, free_port, mcp_session, text_of
+from harness import MODES, INTEROP_DIR, REPO_ROOT, Gateway, admin_events, clean_env, free_port, mcp_session, text_of
 
 WEBSOCKET_SERVER = INTEROP_DIR / "servers" / "websocket_server.py"
 PYTHON_1X = REPO_ROOT / ".venv-1x" / "bin" / "python"
@@ -70,14 +70,17 @@ def rss_mb(pid: int) -> float:
 
 
 @pytest.mark.anyio
-async def test_a_websocket_upstream_serves_its_tools_through_the_gateway(gateway, tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_websocket_upstream_serves_its_tools_through_the_gateway(gateway, tmp_path: Path, mode: str) -> None:
+    """Both eras downstream (`legacy`: initialize; `auto`: the SDK finds the gateway's 2026-07-28), while the
+    SDK 1.x server speaks the handshake era only."""
     port = free_port()
     with websocket_upstream(tmp_path / "ws.log", port):
         gw: Gateway = gateway({"mcpServers": {"ws": ws_entry(port)}})
         async with admin_events(gw) as events:
             server = await events.reach_state("ws", "connected", 30)
-        assert server["transport"] == "websocket"
-        async with mcp_session(gw.url) as session:
+        assert server["transport"] == "websocket" and server["era"] == "handshake"
+        async with mcp_session(gw.url, mode=mode) as session:
             tools = {tool.name for tool in (await session.client.list_tools()).tools}
             assert {"ws__greet", "ws__pid", "ws__flood"} <= tools
             greeting = await session.client.call_tool("ws__greet", {"name": "Ada"})
