@@ -37,6 +37,7 @@ enum WebSocketUpgrade {
         if let authorization { headers.replaceOrAdd(name: "Authorization", value: authorization) }
         headers.replaceOrAdd(name: "Host", value: target.hostHeader)
         headers.replaceOrAdd(name: "Sec-WebSocket-Protocol", value: "mcp")
+        // NIO's upgrade handler writes an empty body part: without a length the encoder would send it chunked.
         headers.replaceOrAdd(name: "Content-Length", value: "0")
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestTarget, headers: headers)
         let tls: NIOSSLContext?
