@@ -82,7 +82,7 @@ function buildForm(existing) {
     field('env', 'Environment', lines(pairs(config.env, '=')), 'NAME=value, one per line. Secrets show as ********; leave them to keep them.'),
     field('cwd', 'Working directory', text(config.cwd || '')));
   const typeSelect = h('select', {},
-    ['', 'http', 'sse'].map((t) => h('option', { value: t, selected: (config.type || '') === t }, t || 'Streamable HTTP, SSE fallback')));
+    ['', 'http', 'sse', 'websocket'].map((t) => h('option', { value: t, selected: (config.type || '') === t }, t || 'Streamable HTTP, SSE fallback')));
   const authSelect = h('select', {},
     h('option', { value: '', selected: config.auth?.type !== 'oauth' }, 'None (headers only)'),
     h('option', { value: 'oauth', selected: config.auth?.type === 'oauth' }, 'OAuth 2.1 sign-in'));
