@@ -181,3 +181,25 @@ async def test_a_users_session_the_server_drops_fails_their_call_in_flight_at_on
     assert client_id_of(await whoami_as(gw, ALICE)) == alice
     sessions = sessions_of(peer)[alice]
     assert len(sessions) == 2 and sessions[0] == first[0], sessions
+
+
+async def test_what_the_server_asks_during_a_call_in_a_users_session_reaches_that_users_client(
+    oauth_server, gateway, tmp_path: Path
+) -> None:
+    peer: OAuthServer = oauth_server()
+    gw = handshake_era_gateway(peer, gateway, tmp_path)
+    await operator_client(peer, gw)
+    alice = await signed_in(gw, ALICE)
+    asked: list[str] = []
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    headers = {"Authorization": f"Bearer {ALICE}"}
+    async with mcp_session(gw.url, headers=headers, mode="legacy", elicitation_callback=answer) as session:
+        with anyio.fail_after(20):
+            result = await session.client.call_tool("tasks__ask_name", {})
+    assert not result.is_error and text_of(result) == "Hello, Ada!", text_of(result)
+    assert asked == ["What is your name?"]
+    assert len(sessions_of(peer)[alice]) == 1

@@ -64,8 +64,8 @@ Control endpoints (not protected, loopback only):
   as when the server drops them (restarted): a call in flight in one breaks off, its id answers 404
   (``{"ended": n}``).
 
-Tools: ``whoami()`` (the client_id and scopes of the token the call came with), ``echo(text)`` and
-``wait(seconds)`` (``stats()["waiting"]`` counts the calls of it under way).
+Tools: ``whoami()`` (the client_id and scopes of the token the call came with), ``echo(text)``,
+``ask_name()`` (a form elicitation of a name, then a greeting) and ``wait(seconds)`` (``stats()["waiting"]`` counts the calls of it under way).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ import time
 from collections import Counter
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlsplit
 
 import anyio
@@ -101,10 +101,12 @@ from mcp.server.auth.provider import (
 )
 from mcp.server.auth.routes import build_metadata, cors_middleware, create_protected_resource_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.elicitation import ElicitationResult
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
-from pydantic import AnyHttpUrl, ValidationError
+from pydantic import AnyHttpUrl, BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -766,6 +768,14 @@ def control_routes(
 # The app
 
 
+class Name(BaseModel):
+    name: str
+
+
+def name_question() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
 def build_app(options: Options, deny: bool) -> ASGIApp:
     seen = Observations()
     provider = MemoryProvider(options, seen, deny)
@@ -793,6 +803,10 @@ def build_app(options: Options, deny: bool) -> ASGIApp:
         if token is None:
             raise ToolError("no access token in this request")
         return {"client_id": token.client_id, "scopes": token.scopes}
+
+    @server.tool(description="Ask the caller for a name (form elicitation), then greet it.")
+    async def ask_name(answer: Annotated[ElicitationResult[Name], Resolve(name_question)]) -> str:
+        return f"Hello, {answer.data.name}!" if answer.action == "accept" else f"no name ({answer.action})"
 
     @server.tool(description="Wait this many seconds, then answer.")
     async def wait(seconds: float) -> str:
