@@ -22,6 +22,12 @@ system-deps:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libmicrohttpd-dev pkg-config >/dev/null; \
 	fi
+	@# unzip unpacks the MCPB bundles of registry entries (servers add --from), run by the gateway.
+	@if ! command -v unzip >/dev/null; then \
+		echo "installing unzip"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq unzip >/dev/null; \
+	fi
 
 # The browser the console's tests drive: Debian's Chromium and its driver, nothing downloaded at test time.
 browser-deps:

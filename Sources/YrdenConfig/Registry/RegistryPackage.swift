@@ -117,11 +117,12 @@ enum RegistryPackage {
         path: String
     ) throws(RegistryEntryError) -> RegistryBundle {
         var problems: [ConfigProblem] = []
-        if !identifier.hasPrefix("https://") {
+        if !isBundleURL(identifier) {
             problems.append(
                 ConfigProblem(
                     path: path + ".identifier",
-                    message: "an mcpb identifier must be an https URL, not \(identifier.quoted)",
+                    message:
+                        "an mcpb identifier must be an https URL (or http to a loopback address), not \(identifier.quoted)",
                     fix: "the bundle's download URL"
                 )
             )
@@ -141,6 +142,14 @@ enum RegistryPackage {
         }
         guard problems.isEmpty else { throw RegistryEntryError(problems) }
         return RegistryBundle(url: identifier, sha256: digest, path: path + ".fileSha256")
+    }
+
+    /// https, or plain http to this machine only (a bundle served beside the gateway, as tests do).
+    static func isBundleURL(_ url: String) -> Bool {
+        if url.hasPrefix("https://") { return true }
+        return ["127.0.0.1", "localhost", "[::1]"].contains { host in
+            url.hasPrefix("http://\(host)/") || url.hasPrefix("http://\(host):")
+        }
     }
 
     /// `runtimeArguments` or `packageArguments` as words: a positional one its value (or a reference to its

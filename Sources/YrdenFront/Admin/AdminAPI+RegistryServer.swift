@@ -1,8 +1,13 @@
 import Logging
 import YrdenConfig
 import YrdenControl
+import YrdenEngine
 import YrdenHTTPServer
 import YrdenProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `POST /servers` with a `server.json` of the MCP registry as its body: the entry is made from it
 /// (`RegistryServerJSON`) and added as any new server is. The query's `id` names the server (else one made
@@ -19,23 +24,14 @@ extension AdminAPI {
         } catch {
             throw .invalid(error.problems, title: Self.registryTitle, subject: "server.json")
         }
+        var entry = conversion.entry
+        var notes = conversion.notes
         if let bundle = conversion.bundle {
-            throw .invalid(
-                [
-                    ConfigProblem(
-                        path: bundle.path,
-                        message: "an mcpb bundle (\(bundle.url.quotedForProblem)) is not installed by this gateway",
-                        fix:
-                            "choose a pypi, npm or oci package or a remote of the entry with ?use=, or run the bundle yourself"
-                    )
-                ],
-                title: Self.registryTitle,
-                subject: "server.json"
-            )
+            (entry, notes) = try await installed(bundle, notes: notes)
         }
         let id = request.query["id"] ?? conversion.suggestedID
         do {
-            try await store.addServer(id: id, entry: .object(conversion.entry))
+            try await store.addServer(id: id, entry: .object(entry))
         } catch {
             throw NewServerRequest.refused(error)
         }
@@ -43,10 +39,60 @@ extension AdminAPI {
             "admin API: server added from the MCP registry",
             metadata: [
                 "server": "\(id)", "registryName": "\(conversion.name)", "version": "\(conversion.version ?? "")",
-                "from": "\(conversion.source)", "notes": "\(conversion.notes.joined(separator: "; "))",
+                "from": "\(conversion.source)", "notes": "\(notes.joined(separator: "; "))",
             ]
         )
         return try await answer(201, viewOf: id, headers: ["Location": "\(Self.prefix)servers/\(id)"])
+    }
+}
+
+extension AdminAPI {
+    /// An `mcpb` package's bundle downloaded, checked and unpacked into the data directory (off the event
+    /// loop), and the entry its manifest describes.
+    private func installed(
+        _ bundle: RegistryBundle,
+        notes: [String]
+    ) async throws(AdminProblem) -> (JSONObject, [String]) {
+        let packagePath = String(bundle.path.dropLast(".fileSha256".count))
+        guard let directory = gateway.settings.dataDir ?? Self.defaultDataDirectory(),
+            let client = gateway.connector.httpClient
+        else {
+            throw .invalid(
+                [
+                    ConfigProblem(
+                        path: packagePath,
+                        message: "an mcpb bundle is unpacked into the data directory, and this gateway has none set",
+                        fix: "start the gateway with --data-dir, gateway.dataDir or YRDEN_DATA_DIR (or with HOME set)"
+                    )
+                ],
+                title: Self.registryTitle,
+                subject: "server.json"
+            )
+        }
+        let installer = BundleInstaller(client: client, dataDirectory: directory)
+        let result = await Task.detached { () -> Result<(entry: JSONObject, notes: [String]), RegistryEntryError> in
+            do throws(RegistryEntryError) {
+                return .success(try await installer.install(bundle))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        switch result {
+        case .success(let installed): return (installed.entry, notes + installed.notes)
+        case .failure(let error): throw .invalid(error.problems, title: Self.registryTitle, subject: "server.json")
+        }
+    }
+}
+
+extension AdminAPI {
+    /// The data directory's default when none is configured, as `LoadedConfig.dataDirectory` has it:
+    /// `$XDG_DATA_HOME/yrden`, else `~/.local/share/yrden`.
+    fileprivate static func defaultDataDirectory() -> String? {
+        if let xdg = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), xdg.hasPrefix("/") { return xdg + "/yrden" }
+        if let home = getenv("HOME").map({ String(cString: $0) }), home.hasPrefix("/") {
+            return home + "/.local/share/yrden"
+        }
+        return nil
     }
 }
 
