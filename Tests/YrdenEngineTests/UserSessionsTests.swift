@@ -133,4 +133,23 @@ import YrdenTransport
         #expect(opened.users == ["alice", "alice"])
         await table.closeAll()
     }
+
+    @Test func aSessionWaitingForAnAnswerNoCallHoldsIsNotClosedForTheBound() async throws {
+        // A call that runs parked goes on in the user's session after the request that started it was answered.
+        let clock = TestClock()
+        let (table, closed, _) = Self.table(maxUsers: 1, clock: clock)
+        let alice = try await table.lease("alice")
+        let parked = Task {
+            try await alice.client.request("tools/call", params: nil, options: RequestOptions(timeout: .seconds(60)))
+        }
+        while alice.client.requestsInFlight == 0 { await Task.yield() }
+        alice.release()
+        await #expect(throws: UpstreamError.self) { try await table.lease("bob") }
+        parked.cancel()
+        _ = await parked.result
+        _ = try await table.lease("bob")
+        var closes = closed.makeAsyncIterator()
+        #expect(await closes.next() == "alice")
+        await table.closeAll()
+    }
 }

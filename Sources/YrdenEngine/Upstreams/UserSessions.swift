@@ -44,8 +44,13 @@ final class UserSessions: Sendable {
     private struct Slot {
         let id: UInt64
         let opening: Task<Result<UpstreamClient, UpstreamError>, Never>
+        /// The session, once open.
+        var client: UpstreamClient?
         var inFlight = 1
         var lastUsed: ContinuousClock.Instant
+
+        /// No call holds it, nor waits in it for an answer (a call that runs parked holds no lease).
+        var isIdle: Bool { inFlight == 0 && client?.requestsInFlight == 0 }
     }
 
     private struct State {
@@ -99,7 +104,7 @@ final class UserSessions: Sendable {
             }
             var evicted: Slot?
             if state.slots.count >= limits.maxUsers {
-                let idle = state.slots.filter { $0.value.inFlight == 0 }
+                let idle = state.slots.filter { $0.value.isIdle }
                 guard let oldest = idle.min(by: { $0.value.lastUsed < $1.value.lastUsed }) else {
                     return .failure(
                         UpstreamError(
@@ -124,6 +129,9 @@ final class UserSessions: Sendable {
         if let evicted { close(evicted) }
         switch await opening.value {
         case .success(let client):
+            state.withLock { state in
+                if state.slots[user]?.id == id { state.slots[user]?.client = client }
+            }
             return Lease(client: client, user: user, slot: id, table: self)
         case .failure(let error):
             state.withLock { state in
@@ -160,7 +168,7 @@ final class UserSessions: Sendable {
                 var expired: [Slot] = []
                 // A session made after this pass expires no sooner than a full timeout from now.
                 var next = now + idle
-                for (user, slot) in state.slots where slot.inFlight == 0 {
+                for (user, slot) in state.slots where slot.isIdle {
                     if slot.lastUsed + idle <= now {
                         expired.append(slot)
                         state.slots[user] = nil

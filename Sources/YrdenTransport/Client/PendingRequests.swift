@@ -65,6 +65,9 @@ final class PendingRequests: Sendable {
     }
 
     /// Adds an entry, or fails at once if the connection has already failed.
+    /// Requests waiting for their answer now.
+    var inFlight: Int { state.withLock { $0.entries.count } }
+
     func register(_ id: Int, _ entry: Entry) {
         let (failure, earlier) = state.withLock { state -> (UpstreamError?, Bool) in
             if let failure = state.failure { return (failure, false) }

@@ -163,6 +163,9 @@ package final class UpstreamClient: Sendable {
         }
     }
 
+    /// Requests sent and not answered yet (a call parked behind `input_required` among them).
+    package var requestsInFlight: Int { pending.inFlight }
+
     /// From now on every request carries `stamp`'s envelope: the server speaks 2026-07-28.
     package func adopt(_ stamp: ModernStamp) {
         envelope.withLock { $0 = stamp }
