@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import MCPError, types
 
 from harness import Gateway, await_until, mcp_session, text_of
@@ -203,3 +204,23 @@ async def test_what_the_server_asks_during_a_call_in_a_users_session_reaches_tha
     assert not result.is_error and text_of(result) == "Hello, Ada!", text_of(result)
     assert asked == ["What is your name?"]
     assert len(sessions_of(peer)[alice]) == 1
+
+
+async def test_removing_the_server_closes_every_users_session_with_it(oauth_server, gateway, tmp_path: Path) -> None:
+    peer: OAuthServer = oauth_server()
+    gw = handshake_era_gateway(peer, gateway, tmp_path)
+    await operator_client(peer, gw)
+    alice = await signed_in(gw, ALICE)
+    bob = await signed_in(gw, BOB)
+    sessions = sessions_of(peer)
+    async with httpx2.AsyncClient(timeout=30.0) as http:
+        removed = await http.delete(
+            f"{gw.base}/api/v1/servers/tasks", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}
+        )
+    assert removed.status_code in (200, 204), removed.text
+
+    def ended() -> set[str] | None:
+        gone = set(peer.stats()["ended_sessions"])
+        return gone if {sessions[alice][0], sessions[bob][0]} <= gone else None
+
+    assert await await_until(ended, 10, interval=0.05)
