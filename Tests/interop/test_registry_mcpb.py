@@ -177,3 +177,15 @@ def test_an_http_url_that_is_not_loopback_is_refused(mcpb_gateway):
     r = api(gw, "POST", "/servers", json=server_json("http://example.com/b.mcpb", "0" * 64))
     assert r.status_code == 400, r.text
     assert [e["path"] for e in r.json()["errors"]] == ["packages[0].identifier"]
+
+
+def test_without_a_data_directory_a_bundle_is_refused(gateway, served):
+    www, base = served
+    digest = make_bundle(www / "bundled.mcpb")
+    gw = gateway({"mcpServers": {}}, env={"YRDEN_ADMIN_TOKEN": TOKEN, "XDG_DATA_HOME": "", "HOME": ""})
+    r = api(gw, "POST", "/servers", json=server_json(f"{base}/bundled.mcpb", digest))
+    assert r.status_code == 400, r.text
+    errors = r.json()["errors"]
+    assert [e["path"] for e in errors] == ["packages[0]"], errors
+    assert "data directory" in errors[0]["message"], errors
+    assert api(gw, "GET", "/servers/bundled-mcp").status_code == 404

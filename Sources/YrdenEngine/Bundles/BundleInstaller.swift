@@ -10,14 +10,15 @@ import Glibc
 #endif
 
 /// Installs a registry entry's MCPB bundle into `<data directory>/bundles/<sha256>/`: downloaded (https, or
-/// http to loopback; at most 5 redirects, 64 MiB and 2 minutes), checked against `fileSha256` (a mismatch
-/// keeps nothing), its zip directory checked (``BundleZipCheck``), unpacked by Debian's `unzip` with a
-/// deadline into a folder of its own that is renamed into place only once the unpacked tree is checked again
-/// (sizes and no links), and its `manifest.json` read. Content-addressed: a bundle already there is reused.
+/// http to loopback; at most 5 redirects, 64 MiB and 40 s, so that with the 15 s unzip it ends within the
+/// CLI's 60 s request), checked against `fileSha256` (a mismatch keeps nothing), its zip directory checked
+/// (``BundleZipCheck``), unpacked by Debian's `unzip` with a deadline into a folder of its own that is renamed
+/// into place only once the unpacked tree is checked again (sizes and no links), and its `manifest.json` read.
+/// Content-addressed: a bundle already there is reused.
 package struct BundleInstaller: Sendable {
     package static let maxDownloadBytes = 64 << 20
-    static let downloadTimeout: Duration = .seconds(120)
-    static let unzipTimeout: Duration = .seconds(60)
+    static let downloadTimeout: Duration = .seconds(40)
+    static let unzipTimeout: Duration = .seconds(15)
     static let maxManifestBytes = 1 << 20
 
     let client: HTTPClient
