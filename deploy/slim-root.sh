@@ -5,9 +5,9 @@
 # the binary at /usr/local/bin/yrden). The Dockerfile's last stages copy TARGET onto an empty image.
 #
 # Slim (the default): only what runs there, found the way the loader finds it. The binary, the seed script's
-# shell and a few tools for `exec` and the compose health check (bash, coreutils' basics, grep), every library
-# `ldd` says they load, and the data they read: the users, CA certificates, time zones, the config. No package
-# manager, no perl, no iconv modules: Debian's slim base is 78 MB, this is about 25 MB. Each package a file came
+# shell and a few tools for `exec` and the compose health check (bash, coreutils' basics, grep), unzip for the
+# MCP registry's mcpb bundles, every library `ldd` says they load, and the data they read: the users, CA
+# certificates, time zones, the config. No package manager, no perl, no iconv modules: Debian's slim base is 78 MB, this is about 25 MB. Each package a file came
 # from keeps its copyright file and its status entry (var/lib/dpkg/status.d, where scanners look for it).
 #
 # Full: everything the runtime stage holds. Images built with the optional interpreters (WITH_PYTHON, WITH_NODE)
@@ -56,7 +56,7 @@ for link in /bin /sbin /lib /lib32 /lib64 /libx32; do
 done
 
 for program in /usr/local/bin/yrden /bin/sh /bin/bash /bin/cat /bin/cp /bin/mv /bin/rm /bin/ln /bin/chmod /bin/mkdir \
-    /bin/ls /usr/bin/id /usr/bin/env /usr/bin/head /usr/bin/tail /bin/grep; do
+    /bin/ls /usr/bin/id /usr/bin/env /usr/bin/head /usr/bin/tail /bin/grep /usr/bin/unzip; do
     place_program "$program"
 done
 # A debug build's Swift runtime (the tests' image) sits beside its binary's RUNPATH: ldd found it above.
