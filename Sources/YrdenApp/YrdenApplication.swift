@@ -128,6 +128,7 @@ package struct YrdenApplication: Sendable {
             appsSandboxPort: sandbox?.port,
             replicas: shared == nil ? nil : connector.httpClient.map { HTTPReplicaHandOff(client: $0, logger: logger) },
             issuerHTTP: connector.httpClient.map { IssuerHTTP.live(client: $0) },
+            dataDirectory: loaded.dataDirectory,
             logger: logger
         )
         // Every connection is a descriptor: the default soft limit would let one client's slow connections fill it.

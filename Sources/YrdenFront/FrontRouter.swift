@@ -39,6 +39,7 @@ package struct FrontRouter: Sendable {
         appsSandboxPort: Int? = nil,
         replicas: (any ReplicaHandOff)? = nil,
         issuerHTTP: IssuerHTTP? = nil,
+        dataDirectory: String? = nil,
         logger: Logger
     ) {
         hosts = HostPolicy(listenHost: settings.listenHost, publicURL: settings.publicURL)
@@ -69,7 +70,8 @@ package struct FrontRouter: Sendable {
             store: store,
             adminToken: settings.adminToken,
             logger: logger,
-            metrics: metrics
+            metrics: metrics,
+            dataDirectory: dataDirectory
         )
         adminToken = settings.adminToken
         self.metrics = MetricsEndpoint(registry: metrics)

@@ -5,10 +5,6 @@ import YrdenEngine
 import YrdenHTTPServer
 import YrdenProtocol
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `POST /servers` with a `server.json` of the MCP registry as its body: the entry is made from it
 /// (`RegistryServerJSON`) and added as any new server is. The query's `id` names the server (else one made
 /// from the entry's `name`), its `use` the package or remote to take (`packages[1]`, `remotes[0]`; else the
@@ -54,7 +50,7 @@ extension AdminAPI {
         notes: [String]
     ) async throws(AdminProblem) -> (JSONObject, [String]) {
         let packagePath = String(bundle.path.dropLast(".fileSha256".count))
-        guard let directory = gateway.settings.dataDir ?? Self.defaultDataDirectory(),
+        guard let directory = dataDirectory,
             let client = gateway.connector.httpClient
         else {
             throw .invalid(
@@ -81,18 +77,6 @@ extension AdminAPI {
         case .success(let installed): return (installed.entry, notes + installed.notes)
         case .failure(let error): throw .invalid(error.problems, title: Self.registryTitle, subject: "server.json")
         }
-    }
-}
-
-extension AdminAPI {
-    /// The data directory's default when none is configured, as `LoadedConfig.dataDirectory` has it:
-    /// `$XDG_DATA_HOME/yrden`, else `~/.local/share/yrden`.
-    fileprivate static func defaultDataDirectory() -> String? {
-        if let xdg = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), xdg.hasPrefix("/") { return xdg + "/yrden" }
-        if let home = getenv("HOME").map({ String(cString: $0) }), home.hasPrefix("/") {
-            return home + "/.local/share/yrden"
-        }
-        return nil
     }
 }
 

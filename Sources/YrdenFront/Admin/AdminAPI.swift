@@ -18,13 +18,16 @@ package struct AdminAPI: Sendable {
     let logger: Logger
     /// The listings that grow with the catalog, made off the event loop.
     let heavyReads: HeavyReads
+    /// Where `mcpb` bundles are unpacked: the gateway's data directory, `nil` when it has none.
+    let dataDirectory: String?
 
     init(
         gateway: Gateway,
         store: ConfigStore,
         adminToken: String?,
         logger: Logger,
-        metrics: PrometheusCollectorRegistry? = nil
+        metrics: PrometheusCollectorRegistry? = nil,
+        dataDirectory: String? = nil
     ) {
         self.gateway = gateway
         self.store = store
@@ -35,6 +38,7 @@ package struct AdminAPI: Sendable {
         )
         self.logger = logger
         heavyReads = HeavyReads(registry: metrics)
+        self.dataDirectory = dataDirectory
     }
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
