@@ -631,8 +631,10 @@ def draw(api, label: str, mode: GenerationMode, count: int = EXAMPLES_PER_OPERAT
 
 
 def is_json(value: Any) -> bool:
+    """Whether `value` is a JSON text's value: lone surrogates (which Python writes as `\\udXXX` escapes) are not,
+    since they stand for no Unicode text, and the gateway refuses the whole file that holds one."""
     try:
-        json.dumps(value)
+        json.dumps(value, ensure_ascii=False).encode()
     except (TypeError, ValueError):
         return False
     return True
