@@ -19,7 +19,12 @@ export class ServersView {
     this.cards = new Map(); // id → {view, el, body, message, log}
     this.pins = new Map(); // id → the server's changed tool pins
     this.onChange = onChange; // (servers Map) after any change, for the other views
-    document.getElementById('add-server').addEventListener('click', () => openServerForm({ onSaved: (v) => this.upsert(v) }));
+    // id → events seen for that server: an action's answer is older than any event that came after the action
+    // began (a server that fails at once has its `failed` event ahead of the answer saying `idle`), so the answer
+    // is drawn only when no event came meanwhile (a new server's, only when no event has drawn its card).
+    this.eventsSeen = new Map();
+    document.getElementById('add-server').addEventListener('click', () =>
+      openServerForm({ onSaved: (v) => this.cards.has(v.id) || this.upsert(v) }));
   }
 
   get views() {
@@ -52,6 +57,8 @@ export class ServersView {
   }
 
   handleEvent(name, data) {
+    const id = data?.server?.id ?? data?.id;
+    if (id !== undefined) this.eventsSeen.set(id, (this.eventsSeen.get(id) ?? 0) + 1);
     if (name === 'server.added' || name === 'server.state') this.upsert(data.server);
     else if (name === 'server.removed') this.remove(data.id);
     else if (name === 'server.catalog') {
@@ -163,11 +170,16 @@ export class ServersView {
       }, 'danger'));
   }
 
+  /** Draws `view`, an action's answer, unless an event of its server came since `seenBefore` were counted. */
+  #answered(view, seenBefore) {
+    if (view?.id && (this.eventsSeen.get(view.id) ?? 0) === seenBefore) this.upsert(view);
+  }
+
   async #run(card, action) {
     card.message.textContent = '';
+    const seenBefore = this.eventsSeen.get(card.view.id) ?? 0;
     try {
-      const view = await action();
-      if (view?.id) this.upsert(view);
+      this.#answered(await action(), seenBefore);
     } catch (error) {
       card.message.textContent = error.message;
     }
