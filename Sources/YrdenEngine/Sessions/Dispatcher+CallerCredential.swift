@@ -2,6 +2,13 @@ import YrdenConfig
 import YrdenProtocol
 import YrdenTransport
 
+/// A user's sign-in the gateway started: its link (`/oauth/sign-in/<id>`) and the `elicitationId` it is
+/// shown under, the same for that user and server.
+struct PendingUserSignIn: Sendable {
+    let url: String
+    let elicitationID: String
+}
+
 /// What a forwarded call carries for its caller, beyond what the server's connection carries.
 enum CallerCredential: Sendable {
     /// Nothing: the connection's credential (its headers, the server's sign-in) serves.
@@ -11,9 +18,8 @@ enum CallerCredential: Sendable {
     /// This `Authorization` of the caller's own sign-in (`perUser`), for this call only: refused with a 401, it
     /// is refreshed once and the call sent again (``Dispatcher/retry(afterRefused:_:on:server:params:options:inputRelay:_:)``).
     case userAuthorization(String)
-    /// The call is not sent: the caller must sign in first, at this URL (``Dispatcher/signInAnswer``), the
-    /// gateway's link to the sign-in named `elicitationID`.
-    case signIn(url: String, message: String, elicitationID: String)
+    /// The call is not sent: the caller must sign in first (``Dispatcher/signInAnswer``).
+    case signIn(PendingUserSignIn)
 
     /// The `Authorization` the call carries for its caller, if any.
     var authorization: String? {
@@ -121,11 +127,7 @@ extension Dispatcher {
         case .signInNeeded(let url, let elicitationID):
             // The user's tokens are gone (or never were): their own session, if any, goes with them.
             userSessions.table(for: server)?.discard(context.caller.user)
-            return .signIn(
-                url: url,
-                message: "Sign in to '\(server)' as \(context.caller.user) to use it: open \(url)",
-                elicitationID: elicitationID
-            )
+            return .signIn(PendingUserSignIn(url: url, elicitationID: elicitationID))
         }
     }
 
@@ -145,17 +147,10 @@ extension Dispatcher {
                 switch try await userCredential(to: spec, method: method, context, refused: refused.used) {
                 case .userAuthorization(let value), .authorization(let value):
                     return .retry(authorization: value)
-                case .signIn(let url, let message, let elicitationID):
-                    let answer = await signInAnswer(
-                        url: url,
-                        message: message,
-                        elicitationID: elicitationID,
-                        server: server,
-                        method: method,
-                        relay: refused.relay,
-                        context
+                case .signIn(let pending):
+                    return .answer(
+                        await signInAnswer(pending, server: server, method: method, relay: refused.relay, context)
                     )
-                    return .answer(answer)
                 case .connection:
                     return nil
                 }
@@ -193,16 +188,8 @@ extension Dispatcher {
                 inputRelay: inputRelay,
                 context
             )
-        case .signIn(let url, let message, let elicitationID):
-            return await signInAnswer(
-                url: url,
-                message: message,
-                elicitationID: elicitationID,
-                server: server,
-                method: request.method,
-                relay: refused.relay,
-                context
-            )
+        case .signIn(let pending):
+            return await signInAnswer(pending, server: server, method: request.method, relay: refused.relay, context)
         case .connection:
             throw .internalError("server \(server) has no per-user sign-ins")
         }
@@ -214,14 +201,14 @@ extension Dispatcher {
     /// (no stream to it, a 2026-07-28 request) gets `URL_ELICITATION_REQUIRED` carrying the same elicitation;
     /// any other a tool error with the URL in its text (an error for anything but `tools/call`).
     func signInAnswer(
-        url: String,
-        message: String,
-        elicitationID: String,
+        _ pending: PendingUserSignIn,
         server: String,
         method: String,
         relay: SessionRelay,
         _ context: ForwardContext
     ) async -> Result<JSONValue, JSONRPCError> {
+        let (url, elicitationID) = (pending.url, pending.elicitationID)
+        let message = "Sign in to '\(server)' as \(context.caller.user) to use it: open \(url)"
         let elicitation: JSONObject = [
             "mode": "url", "message": .string(message), "url": .string(url),
             "elicitationId": .string(elicitationID),

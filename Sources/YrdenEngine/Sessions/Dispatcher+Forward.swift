@@ -97,16 +97,8 @@ extension Dispatcher {
         options.headers = headers
         let credential = try await callerCredential(to: server, method: request.method, context)
         if let value = credential.authorization { options.headers.append((name: "Authorization", value: value)) }
-        if case .signIn(let url, let message, let elicitationID) = credential {
-            return await signInAnswer(
-                url: url,
-                message: message,
-                elicitationID: elicitationID,
-                server: server,
-                method: request.method,
-                relay: relay,
-                context
-            )
+        if case .signIn(let pending) = credential {
+            return await signInAnswer(pending, server: server, method: request.method, relay: relay, context)
         }
         var refusable: RefusableUserCall?
         var upstream = client
@@ -184,17 +176,10 @@ extension Dispatcher {
                 renewed = value
             case .connection:
                 break
-            case .signIn(let url, let message, let elicitationID):
-                let answer = await signInAnswer(
-                    url: url,
-                    message: message,
-                    elicitationID: elicitationID,
-                    server: server,
-                    method: method,
-                    relay: call.relay,
-                    context
+            case .signIn(let pending):
+                return .answered(
+                    await signInAnswer(pending, server: server, method: method, relay: call.relay, context)
                 )
-                return .answered(answer)
             }
         }
     }
