@@ -34,15 +34,15 @@ struct JSONWebKeySet: Sendable {
     private static func key(_ entry: JSONValue) -> Key? {
         switch entry["kty"]?.stringValue {
         case "RSA":
-            guard let n = entry["n"]?.stringValue.flatMap({ Base64URL.decode($0[...]) }),
-                let e = entry["e"]?.stringValue.flatMap({ Base64URL.decode($0[...]) }),
+            guard let n = entry["n"]?.stringValue.flatMap({ Base64.decode(url: $0[...]) }),
+                let e = entry["e"]?.stringValue.flatMap({ Base64.decode(url: $0[...]) }),
                 let key = try? _RSA.Signing.PublicKey(n: n, e: e), key.keySizeInBits >= 2048
             else { return nil }
             return .rsa(key)
         case "EC":
             guard entry["crv"]?.stringValue == "P-256",
-                let x = entry["x"]?.stringValue.flatMap({ Base64URL.decode($0[...]) }),
-                let y = entry["y"]?.stringValue.flatMap({ Base64URL.decode($0[...]) }), x.count == 32, y.count == 32,
+                let x = entry["x"]?.stringValue.flatMap({ Base64.decode(url: $0[...]) }),
+                let y = entry["y"]?.stringValue.flatMap({ Base64.decode(url: $0[...]) }), x.count == 32, y.count == 32,
                 let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
             else { return nil }
             return .p256(key)

@@ -28,13 +28,13 @@ struct JSONWebToken: Sendable {
             !utf8[utf8.index(after: second)...].contains(dot)
         else { throw .malformed("not three parts") }
         let parts = [token[..<first], token[utf8.index(after: first)..<second], token[utf8.index(after: second)...]]
-        guard let headerBytes = Base64URL.decode(parts[0]), let header = Self.object(headerBytes) else {
+        guard let headerBytes = Base64.decode(url: parts[0]), let header = Self.object(headerBytes) else {
             throw .malformed("the header is not base64url JSON")
         }
-        guard let payloadBytes = Base64URL.decode(parts[1]), let claims = Self.object(payloadBytes) else {
+        guard let payloadBytes = Base64.decode(url: parts[1]), let claims = Self.object(payloadBytes) else {
             throw .malformed("the payload is not base64url JSON")
         }
-        guard let signature = Base64URL.decode(parts[2]) else { throw .malformed("the signature is not base64url") }
+        guard let signature = Base64.decode(url: parts[2]) else { throw .malformed("the signature is not base64url") }
         guard let algorithm = header["alg"]?.stringValue else { throw .malformed("the header has no alg") }
         // A critical extension the gateway does not know must be understood to accept the token (RFC 7515 §4.1.11).
         if header["crit"] != nil { throw .malformed("the header has critical extensions") }

@@ -9,14 +9,14 @@ import YrdenProtocol
         var bytes: [UInt8] = []
         for length in 0..<70 {
             let encoded = Base64.encode(bytes, urlSafe: true).replacing("=", with: "")
-            #expect(Base64URL.decode(encoded[...]) == bytes, "\(length) bytes")
+            #expect(Base64.decode(url: encoded[...]) == bytes, "\(length) bytes")
             bytes.append(UInt8(truncatingIfNeeded: length &* 37 &+ 250))
         }
-        #expect(Base64URL.decode("-_8"[...]) == [0xFB, 0xFF])
+        #expect(Base64.decode(url: "-_8"[...]) == [0xFB, 0xFF])
     }
 
     @Test(arguments: ["a+b_", "a/b_", "YQ==", "abcde", "ab c", "ab.c", "aé"])
     func itRefusesWhatIsNotUnpaddedBase64URL(_ text: String) {
-        #expect(Base64URL.decode(text[...]) == nil)
+        #expect(Base64.decode(url: text[...]) == nil)
     }
 }
