@@ -13,8 +13,8 @@ Tools:
 - ``ask_name()``: a form elicitation of a name, then a greeting (a 2026-07-28 client of a handshake-era server
   makes it a parked call).
 
-Run it as ``python traced_server.py --otlp URL [--service NAME]`` (stdio) or with ``--port P`` (Streamable
-HTTP). ``URL`` is the OTLP endpoint; spans are POSTed to ``URL/v1/traces``.
+Run it as ``python traced_server.py [--otlp URL] [--service NAME]`` (stdio) or with ``--port P`` (Streamable
+HTTP). ``URL`` is the OTLP endpoint; spans are POSTed to ``URL/v1/traces``; without it none are exported.
 """
 
 from __future__ import annotations
@@ -92,11 +92,12 @@ def export_to(otlp: str, service: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--otlp", required=True, help="the OTLP/HTTP endpoint (spans go to its /v1/traces)")
+    parser.add_argument("--otlp", help="the OTLP/HTTP endpoint (spans go to its /v1/traces); none: no export")
     parser.add_argument("--service", default="traced-upstream")
     parser.add_argument("--port", type=int)
     args = parser.parse_args()
-    export_to(args.otlp, args.service)
+    if args.otlp:
+        export_to(args.otlp, args.service)
     try:
         if args.port is not None:
             uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=args.port, log_level="warning")
