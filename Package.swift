@@ -59,6 +59,9 @@ let package = Package(
         .target(name: "YrdenExecution", swiftSettings: strict),
         /// Atomic file writes and secret files (0600, AES-GCM when YRDEN_SECRET_KEY is set); knows nothing of MCP.
         .target(name: "YrdenStorage", dependencies: [crypto], swiftSettings: strict),
+        /// Tracing's pure part: W3C trace context, ids, the sampler, span records, their bounded queue and their
+        /// OTLP protobuf encoding. The exporter that sends them lives in YrdenApp.
+        .target(name: "YrdenTelemetry", swiftSettings: strict),
         /// The tool search index of "search" mode: BM25F over tools' names and descriptions, updated per server.
         .target(name: "YrdenSearch", swiftSettings: strict),
         /// The web console's static files, embedded in the binary at build time.
@@ -116,8 +119,8 @@ let package = Package(
         .target(
             name: "YrdenEngine",
             dependencies: [
-                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenExecution", "YrdenTransport", "YrdenAudit", log,
-                httpClient, metrics, crypto,
+                "YrdenProtocol", "YrdenSearch", "YrdenConfig", "YrdenExecution", "YrdenTransport", "YrdenAudit",
+                "YrdenTelemetry", log, httpClient, metrics, crypto,
             ],
             swiftSettings: strict
         ),
@@ -155,7 +158,7 @@ let package = Package(
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenEngine", "YrdenControl", "YrdenFront", "YrdenHTTPServer",
                 "YrdenAudit", "YrdenOAuth", "YrdenResourceAuth", "YrdenStorage", "YrdenTransport", "YrdenSharedState",
-                log, lifecycle, signals, httpClient, nioCore, nioHTTP1, prometheus,
+                "YrdenTelemetry", log, lifecycle, signals, httpClient, nioCore, nioHTTP1, prometheus,
             ],
             swiftSettings: strict
         ),
@@ -165,7 +168,7 @@ let package = Package(
             name: "yrden",
             dependencies: [
                 "YrdenApp", "YrdenAudit", "YrdenConfig", "YrdenDemoServer", "YrdenLineIO", "YrdenProtocol",
-                argumentParser, log, metrics, prometheus, httpClient, nioCore, nioHTTP1,
+                "YrdenTelemetry", argumentParser, log, metrics, prometheus, httpClient, nioCore, nioHTTP1,
             ],
             swiftSettings: strict
         ),
@@ -193,6 +196,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "YrdenSearchTests", dependencies: ["YrdenSearch"], swiftSettings: strict),
+        .testTarget(name: "YrdenTelemetryTests", dependencies: ["YrdenTelemetry"], swiftSettings: strict),
         .testTarget(name: "YrdenConfigTests", dependencies: ["YrdenConfig", "YrdenProtocol"], swiftSettings: strict),
         .testTarget(name: "YrdenStorageTests", dependencies: ["YrdenStorage"], swiftSettings: strict),
         .testTarget(

@@ -15,18 +15,26 @@ extension YrdenApplication {
     }
 
     private func runStdio(connector: UpstreamConnector, profile: String?) async throws {
+        let telemetry = TelemetrySetup(
+            config.telemetry,
+            networkTransport: "pipe",
+            client: connector.httpClient,
+            metrics: metrics,
+            logger: logger
+        )
         let gateway = Gateway(
             config: config,
             logger: logger,
             connector: connector,
             toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(),
             startup: startupBound,
-            audit: try AuditSetup.trail(config.audit)
+            audit: try AuditSetup.trail(config.audit),
+            tracer: telemetry.tracer
         )
         defer { gateway.flushAudit() }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
+                services: telemetry.services(before: [
                     .init(service: EngineService(gateway: gateway)),
                     .init(
                         service: StdioService(
@@ -37,7 +45,7 @@ extension YrdenApplication {
                         ),
                         successTerminationBehavior: .gracefullyShutdownGroup
                     ),
-                ],
+                ]),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [],
                 logger: logger

@@ -87,6 +87,13 @@ package struct YrdenApplication: Sendable {
     }()
 
     private func run(connector: UpstreamConnector, credentials: OAuthCredentials, shared: SharedState?) async throws {
+        let telemetry = TelemetrySetup(
+            config.telemetry,
+            networkTransport: "tcp",
+            client: connector.httpClient,
+            metrics: metrics,
+            logger: logger
+        )
         let gateway = Gateway(
             config: config,
             logger: logger,
@@ -94,7 +101,8 @@ package struct YrdenApplication: Sendable {
             toolPins: try ToolPinSetup(loaded: loaded, logger: logger).toolPins(shared: shared),
             requestStateKey: shared?.requestStateKey,
             replica: shared == nil ? nil : config.gateway.replicaAddress,
-            audit: try AuditSetup.trail(config.audit)
+            audit: try AuditSetup.trail(config.audit),
+            tracer: telemetry.tracer
         )
         // What the last calls and changes recorded is written before the process ends.
         defer { gateway.flushAudit() }
@@ -129,6 +137,7 @@ package struct YrdenApplication: Sendable {
             replicas: shared == nil ? nil : connector.httpClient.map { HTTPReplicaHandOff(client: $0, logger: logger) },
             issuerHTTP: connector.httpClient.map { IssuerHTTP.live(client: $0) },
             dataDirectory: loaded.dataDirectory,
+            webSocketLoops: connector.httpClient?.eventLoopGroup,
             logger: logger
         )
         // Every connection is a descriptor: the default soft limit would let one client's slow connections fill it.
@@ -191,7 +200,7 @@ package struct YrdenApplication: Sendable {
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services,
+                services: telemetry.services(before: services),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [],
                 logger: logger

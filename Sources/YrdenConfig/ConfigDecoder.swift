@@ -11,6 +11,7 @@ import YrdenProtocol
 /// - `store` (object, optional): shared state in PostgreSQL, see ``decodeStore(_:)``.
 /// - `audit` (object, optional): the audit trail, see ``decodeAudit(_:)``.
 /// - `limits` (object, optional): rate limits, see ``decodeLimits(_:profiles:)``.
+/// - `telemetry` (object, optional): OpenTelemetry traces, see ``decodeTelemetry(_:)``.
 /// - Hosts' own top-level keys (``HostKeys/topLevel``) are accepted; the ones without a use here get a notice.
 ///
 /// The decoder never stops early: a value that is wrong is reported and replaced by its default, so the
@@ -19,7 +20,7 @@ import YrdenProtocol
 struct ConfigDecoder {
     let context: DecodingContext
 
-    static let topLevelKeys = ["gateway", "security", "mcpServers", "profiles", "store", "audit", "limits"]
+    static let topLevelKeys = ["gateway", "security", "mcpServers", "profiles", "store", "audit", "limits", "telemetry"]
 
     func decodeDocument(_ value: JSONValue) -> GatewayConfig {
         let root = JSONReader(value: value, path: .root, context: context)
@@ -39,6 +40,7 @@ struct ConfigDecoder {
         config.store = object["store"].map(decodeStore) ?? StoreSettings()
         config.audit = object["audit"].map(decodeAudit) ?? AuditSettings()
         config.limits = object["limits"].map { decodeLimits($0, profiles: profiles) } ?? LimitSettings()
+        config.telemetry = decodeTelemetry(object["telemetry"])
         return config
     }
 

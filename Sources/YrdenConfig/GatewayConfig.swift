@@ -15,6 +15,8 @@ package struct GatewayConfig: Sendable, Hashable {
     package var audit = AuditSettings()
     /// Token buckets for calls that reach an upstream; empty limits nothing.
     package var limits = LimitSettings()
+    /// Where OpenTelemetry traces go (read at start); no collector: tracing is off.
+    package var telemetry = TelemetrySettings()
 
     package init(
         gateway: GatewaySettings = GatewaySettings(),

@@ -3,8 +3,9 @@ import YrdenProtocol
 /// Secrets hidden from admin API responses, and put back when a client sends a hidden value back.
 ///
 /// The places that hold secrets: every value of a server's `env` and `headers`, a server's `auth.clientSecret`,
-/// the gateway's `adminToken` and `clientTokens`, each profile's `clientTokens`, and in a server's `url` the password of its user info and
-/// credential-like query parameters. Every value there is a secret, whatever its shape. What is shown keeps
+/// the gateway's `adminToken` and `clientTokens`, each profile's `clientTokens`, the values of
+/// `telemetry.otlp.headers`, and in a server's `url` the password of its user info and credential-like query
+/// parameters. Every value there is a secret, whatever its shape. What is shown keeps
 /// only what says where a value comes from: each `${NAME}` stays, the default of `${NAME:-default}` becomes
 /// `${NAME:-********}`, and every run of literal text becomes ``redactionMark``, so
 /// `postgres://u:pw@${HOST}/db` shows as `********${HOST}********` and `Bearer ${TOKEN}` as `********${TOKEN}`.
@@ -30,6 +31,8 @@ extension ConfigDocument {
                 return (key, Self.mappingMembers(of: value) { name, item in Self.redactedGatewayItem(name, item) })
             case Self.profilesKey:
                 return (key, Self.mappingMembers(of: value) { _, profile in Self.redactedProfile(profile) })
+            case "telemetry":
+                return (key, Self.redactedTelemetry(value))
             default:
                 return (key, value)
             }
@@ -51,6 +54,16 @@ extension ConfigDocument {
             }
             if key == "url", case .string(let url) = value { return .string(redactedURL(url)) }
             return value
+        }
+    }
+
+    /// `telemetry.otlp.headers`: the collector's credentials.
+    private static func redactedTelemetry(_ section: JSONValue) -> JSONValue {
+        mappingMembers(of: section) { name, item in
+            guard name == "otlp" else { return item }
+            return mappingMembers(of: item) { key, value in
+                key == "headers" ? mappingMembers(of: value) { _, header in redactedValue(header) } : value
+            }
         }
     }
 
@@ -128,6 +141,16 @@ extension ConfigDocument {
         if let gateway = root["gateway"] {
             root["gateway"] = Self.restoringRedactedGateway(gateway, from: json["gateway"])
         }
+        if case .object(var telemetry) = root["telemetry"], case .object(var otlp) = telemetry["otlp"],
+            case .object(var headers) = otlp["headers"], let stored = json["telemetry"]?["otlp"]?["headers"]
+        {
+            for (name, sent) in headers {
+                if let previous = stored[name], Self.isShownForm(sent, of: previous) { headers[name] = previous }
+            }
+            otlp["headers"] = .object(headers)
+            telemetry["otlp"] = .object(otlp)
+            root["telemetry"] = .object(telemetry)
+        }
         if let profiles = root[Self.profilesKey]?.objectValue {
             root[Self.profilesKey] = .object(
                 JSONObject(
@@ -163,7 +186,7 @@ extension ConfigDocument {
 
     /// `url` with the password of its user info and the values of credential-like query parameters redacted
     /// like any secret value: `${VAR}` references inside them are shown, literal text is not.
-    static func redactedURL(_ url: String) -> String {
+    package static func redactedURL(_ url: String) -> String {
         URLCredentials.mapping(url) { redactedText($0) }
     }
 

@@ -1,5 +1,6 @@
 import YrdenConfig
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// Receives the server-to-client messages that belong to one request (its progress), for the transport to
@@ -24,8 +25,39 @@ extension Gateway {
         return AdmittedRequest(request, in: session)
     }
 
-    /// Answers an admitted request; `nil` when the client cancelled it.
+    /// Answers an admitted request; `nil` when the client cancelled it. With tracing on, the request is one
+    /// SERVER span, child of the trace context it came with (see ``respondTraced(to:related:tracer:)``).
     package func respond(to admitted: AdmittedRequest, related: RelatedMessageSink?) async -> JSONRPCResponse? {
+        guard let tracer else { return await answer(admitted, related: related) }
+        return await respondTraced(to: admitted, related: related, tracer: tracer)
+    }
+
+    /// ``respond(to:related:)`` inside the request's SERVER span: its parent is the `_meta` (or HTTP header)
+    /// context, or for the retry of a parked call that call's span (linked to the retry's own context).
+    private func respondTraced(
+        to admitted: AdmittedRequest,
+        related: RelatedMessageSink?,
+        tracer: Tracer
+    ) async -> JSONRPCResponse? {
+        let incoming = TraceMeta.context(of: admitted.request.params)
+        let parked = bridge.parkedTrace(of: admitted.request)
+        var span = RequestSpans.server(tracer, admitted, parent: parked ?? incoming)
+        if let parked, let incoming, incoming.traceID != parked.traceID { span.link(incoming) }
+        var traced = admitted
+        traced.trace = span.context
+        let response: JSONRPCResponse?
+        if span.isRecording {
+            // Log lines written while it runs name the span.
+            response = await ActiveTrace.$span.withValue(span.context) { await answer(traced, related: related) }
+        } else {
+            response = await answer(traced, related: related)
+        }
+        RequestSpans.end(span, tracer, outcome: response?.outcome)
+        return response
+    }
+
+    /// What ``respond(to:related:)`` answers.
+    private func answer(_ admitted: AdmittedRequest, related: RelatedMessageSink?) async -> JSONRPCResponse? {
         let request = admitted.request
         guard let call = admitted.call else {
             let error = JSONRPCError.invalidRequest("request id \(request.id) is already in flight in this session")

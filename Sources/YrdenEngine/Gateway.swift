@@ -3,6 +3,7 @@ import Synchronization
 import YrdenAudit
 import YrdenConfig
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// Many upstreams as one MCP server: the engine's front door, and the composition of its owners.
@@ -38,6 +39,8 @@ package final class Gateway: Sendable {
     package let limiter: RateLimiter
     /// Where forwarded requests and operators' changes are recorded (`audit`); `nil`: nowhere.
     let audit: AuditTrail?
+    /// Where spans go when tracing is configured; `nil`: off, and every instrumentation point is one branch.
+    package let tracer: Tracer?
 
     /// What routing reads: the registry's snapshot.
     package typealias Snapshot = ServerRegistry.Snapshot
@@ -46,7 +49,8 @@ package final class Gateway: Sendable {
     /// `requestStateKey` seals the `requestState` of parked calls (replicas share one, so each can read
     /// another's); by default one is made for this process. `replica` is how the other replicas reach this one,
     /// where they hand a retry of a call parked here. `startup` says how long the first requests wait for the
-    /// servers' first attempts. `audit` is the trail forwarded requests and operators' changes are recorded in.
+    /// servers' first attempts. `audit` is the trail forwarded requests and operators' changes are recorded in;
+    /// `tracer` where spans go (none: tracing is off).
     package init(
         config: GatewayConfig,
         logger: Logger,
@@ -55,8 +59,10 @@ package final class Gateway: Sendable {
         requestStateKey: [UInt8]? = nil,
         replica: String? = nil,
         startup bound: StartupBound = .startupWait,
-        audit: AuditTrail? = nil
+        audit: AuditTrail? = nil,
+        tracer: Tracer? = nil
     ) {
+        self.tracer = tracer
         self.settings = config.gateway
         self.sessions = SessionStore(
             limit: config.gateway.maxSessions,
@@ -92,6 +98,7 @@ package final class Gateway: Sendable {
             connector: connector,
             limiter: limiter,
             audit: audit,
+            tracer: tracer,
             logger: logger
         )
         dispatcher.followUserSignIns()

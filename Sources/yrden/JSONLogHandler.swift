@@ -1,5 +1,6 @@
 import Logging
 import YrdenProtocol
+import YrdenTelemetry
 
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,11 @@ struct JSONLogHandler: LogHandler {
             "label": .string(label),
             "message": .string("\(event.message)"),
         ]
+        if let span = ActiveTrace.span {
+            // Inside a sampled span: the ids a trace viewer finds the line's request by.
+            line["trace_id"] = .string(span.traceID.hex)
+            line["span_id"] = .string(span.spanID.hex)
+        }
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let extra = event.metadata { merged.merge(extra) { $1 } }

@@ -1,6 +1,7 @@
 import Crypto
 import FoundationEssentials
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// Where the two eras of MCP meet, kept out of routing and dispatch: the 2026-07-28 envelope of a stateless
@@ -92,7 +93,8 @@ final class EraBridge: Sendable {
                 client: context.session.client,
                 server: server,
                 reissues: true,
-                time: time
+                time: time,
+                trace: context.trace
             )
             asks = elicitations
         case .asks(let pending):
@@ -109,6 +111,15 @@ final class EraBridge: Sendable {
             let holder = claims.replica, holder != replica
         else { return nil }
         return holder
+    }
+
+    /// The span of the parked call a retry's `requestState` names, for the retry's SERVER span to join its
+    /// trace; `nil` for a first call, a token that does not open, or a call parked elsewhere or untraced.
+    func parkedTrace(of request: JSONRPCRequest) -> SpanContext? {
+        guard let token = request.params?["requestState"]?.stringValue, let claims = requestStates.open(token) else {
+            return nil
+        }
+        return parked.peek(claims.park)?.trace
     }
 
     /// The parked call a retry's `requestState` names, taken out of ``parked``; `nil` for a first call. A token
@@ -136,7 +147,8 @@ final class EraBridge: Sendable {
             capabilities: context.clientCapabilities,
             client: context.session.client,
             server: server,
-            time: time
+            time: time,
+            trace: context.trace
         )
         var options = options
         options.handle = call.handle

@@ -1,5 +1,6 @@
 import Synchronization
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// A call of a 2026-07-28 client to a handshake-era upstream, kept running while the client is asked what
@@ -53,15 +54,20 @@ final class ParkedCall: Sendable {
 
     /// The gateway's clock, for gathering asks.
     let time: any TimeSource
+    /// The span of the request that started the call: its retry's SERVER span is a child of it, so the call
+    /// and its retries are one trace. `nil` when tracing is off.
+    let trace: SpanContext?
 
     init(
         capabilities: JSONObject,
         client: ClientKey? = nil,
         server: String = "",
         reissues: Bool = false,
-        time: any TimeSource = .system
+        time: any TimeSource = .system,
+        trace: SpanContext? = nil
     ) {
         self.time = time
+        self.trace = trace
         self.capabilities = ClientCapabilities.kept(from: capabilities)
         self.client = client
         self.server = server

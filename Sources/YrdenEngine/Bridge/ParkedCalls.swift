@@ -80,6 +80,11 @@ final class ParkedCalls: Sendable {
         return .success(id)
     }
 
+    /// The call parked under `id`, left parked.
+    func peek(_ id: String) -> ParkedCall? {
+        table.withLock { $0.entries[id]?.call }
+    }
+
     /// Takes the call out (a token resumes its call once).
     func take(_ id: String) -> ParkedCall? {
         guard let entry = table.withLock({ $0.remove(id) }) else { return nil }

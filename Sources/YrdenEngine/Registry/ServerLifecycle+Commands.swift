@@ -1,4 +1,5 @@
 import YrdenConfig
+import YrdenTelemetry
 import YrdenTransport
 
 /// Why an operator's change to the set of servers was refused.
@@ -27,6 +28,8 @@ extension ServerLifecycle {
 
     /// Adds a server and starts connecting it (unless disabled); every session hears of its tools once it is up.
     package func addServer(_ spec: ServerSpec) async throws(ControlError) {
+        let span = changeSpan("add", server: spec.id)
+        defer { endChange(span) }
         let added = await registry.update { snapshot -> Bool in
             guard snapshot.links[spec.id] == nil else { return false }
             snapshot.links[spec.id] = ServerLink(spec: spec)
@@ -48,6 +51,8 @@ extension ServerLifecycle {
     ) async throws(ControlError) -> (restarted: Bool, stoppedInTime: Bool) {
         guard let old = registry.snapshot.links[spec.id]?.spec else { throw .unknownServer(spec.id) }
         guard old != spec else { return (false, true) }
+        let span = changeSpan("replace", server: spec.id)
+        defer { endChange(span) }
         let late = await stopConnections([spec.id], within: limit)
         await registry.update { snapshot in
             guard let previous = snapshot.links[spec.id] else { return }
@@ -63,6 +68,8 @@ extension ServerLifecycle {
     @discardableResult
     package func removeServer(_ id: String, stopLimit limit: Duration = stopLimit) async throws(ControlError) -> Bool {
         guard registry.snapshot.links[id] != nil else { throw .unknownServer(id) }
+        let span = changeSpan("remove", server: id)
+        defer { endChange(span) }
         let late = await stopConnections([id], within: limit)
         await registry.update { snapshot in
             snapshot.links.removeValue(forKey: id)
@@ -154,6 +161,8 @@ extension ServerLifecycle {
     /// ones restarted; the rest keep running untouched. The order of `servers` becomes the config order.
     /// Servers leaving or restarting are stopped together, all within one `limit`.
     package func reconcile(to servers: [ServerSpec], stopLimit limit: Duration = stopLimit) async -> ReconcileChanges {
+        let span = changeSpan("reload", server: nil)
+        defer { endChange(span) }
         var changes = ReconcileChanges()
         let current = registry.snapshot
         let wanted = Set(servers.map(\.id))
@@ -191,5 +200,16 @@ extension ServerLifecycle {
         }
         await startConnections((restarting + added).filter { !$0.disabled })
         return changes
+    }
+}
+
+extension ServerLifecycle {
+    /// An operator's change as a `config.change` span, when tracing is on.
+    fileprivate func changeSpan(_ change: String, server: String?) -> TraceSpan? {
+        owners.dispatcher.tracer.map { RequestSpans.configChange($0, change, server: server) }
+    }
+
+    fileprivate func endChange(_ span: TraceSpan?) {
+        if let span { owners.dispatcher.tracer?.end(span) }
     }
 }

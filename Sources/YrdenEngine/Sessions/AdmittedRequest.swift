@@ -1,4 +1,5 @@
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// A client request registered as in flight in its session, or refused because its id already is.
@@ -20,6 +21,8 @@ package struct AdmittedRequest: Sendable {
     let caller: Caller
     /// A 2026-07-28 request's own log opt-in; a session's request follows its session's level instead.
     let logLevel: LoggingLevel?
+    /// The request's SERVER span, parent of what it sends upstream; `nil` when tracing is off.
+    var trace: SpanContext?
 
     /// Registers `request` in `session`; refused when a request with its id is still in flight there.
     init(

@@ -1,5 +1,6 @@
 import YrdenConfig
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// A user's sign-in the gateway started: its link (`/oauth/sign-in/<id>`) and the `elicitationId` it is
@@ -112,6 +113,8 @@ extension Dispatcher {
             throw .upstreamUnavailable("this gateway keeps no per-user sign-ins for '\(server)'", server: server)
         }
         let outcome: UserAuthorization
+        // A refresh after a refusal is a span of its own (`oauth.refresh`) when the call is traced.
+        let refresh = refused == nil ? nil : tracer.map { RequestSpans.oauthRefresh($0, parent: context.trace, server) }
         do {
             if let refused {
                 outcome = try await credentials.userAuthorizationRefused(refused, for: spec, user: context.caller.user)
@@ -119,7 +122,16 @@ extension Dispatcher {
                 outcome = try await credentials.userAuthorization(for: spec, user: context.caller.user)
             }
         } catch {
+            if let tracer, var span = refresh {
+                span.fail("error", message: error.message)
+                tracer.end(span)
+            }
             throw .upstreamUnavailable("MCP server '\(server)': \(error.message)", server: server)
+        }
+        if let tracer, var span = refresh {
+            let signInNeeded = if case .signInNeeded = outcome { true } else { false }
+            span.set("yrden.outcome", signInNeeded ? "sign_in_needed" : "ok")
+            tracer.end(span)
         }
         switch outcome {
         case .authorization(let value):

@@ -1,5 +1,6 @@
 import YrdenConfig
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// What forwarding one client request needs besides the request itself: the state it was routed by, the
@@ -17,6 +18,9 @@ struct ForwardContext: Sendable {
     let logLevel: LoggingLevel?
     let call: CallHandle
     let related: RelatedMessageSink?
+    /// The span the request's next span is a child of (its SERVER span, or the routing span); `nil` when
+    /// tracing is off.
+    var trace: SpanContext?
 
     /// The same context for a request whose progress is not relayed.
     var withoutRelated: ForwardContext {
@@ -28,7 +32,8 @@ struct ForwardContext: Sendable {
             caller: caller,
             logLevel: logLevel,
             call: call,
-            related: nil
+            related: nil,
+            trace: trace
         )
     }
 }
@@ -41,6 +46,13 @@ extension Dispatcher {
         _ context: ForwardContext,
         isToolCall: Bool = false
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
+        var context = context
+        var routing: TraceSpan?
+        if let tracer, let parent = context.trace {
+            routing = RequestSpans.route(tracer, parent: parent, route)
+            context.trace = routing?.context
+        }
+        defer { if let routing { tracer?.end(routing) } }
         var params = request.params?.objectValue ?? [:]
         params["name"] = .string(route.name)
         var headers: [(name: String, value: String)] = []
@@ -121,16 +133,30 @@ extension Dispatcher {
         }
         defer { lease?.release() }
         if crossing.parks {
-            return try await bridge.forwardParking(
-                request,
-                to: upstream,
-                server: server,
-                params: forwarded,
-                options: options,
-                lifetime: timeout,
-                context,
-                recovery: refusable.map { recovery(afterRefused: $0, server: server, method: request.method, context) }
-            )
+            var params = forwarded
+            var span: TraceSpan?
+            if let tracer, let parent = context.trace {
+                span = traced(&params, &options, tracer, parent: parent, request.method, server, context)
+            }
+            do {
+                let answer = try await bridge.forwardParking(
+                    request,
+                    to: upstream,
+                    server: server,
+                    params: params,
+                    options: options,
+                    lifetime: timeout,
+                    context,
+                    recovery: refusable.map {
+                        recovery(afterRefused: $0, server: server, method: request.method, context)
+                    }
+                )
+                if let tracer, let span { RequestSpans.end(span, tracer, answer: answer) }
+                return answer
+            } catch {
+                if let tracer, let span { RequestSpans.end(span, tracer, answer: .failure(error)) }
+                throw error
+            }
         }
         return try await call(
             request,
@@ -266,6 +292,12 @@ extension Dispatcher {
         _ context: ForwardContext,
         refusable: RefusableUserCall? = nil
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
+        var forwarded = forwarded
+        var options = options
+        var span: TraceSpan?
+        if let tracer, let parent = context.trace {
+            span = traced(&forwarded, &options, tracer, parent: parent, request.method, server, context)
+        }
         let started = ContinuousClock.now
         do {
             var answer = try await client.request(request.method, params: .object(forwarded), options: options)
@@ -281,8 +313,10 @@ extension Dispatcher {
                     options: options
                 )
             }
+            if let tracer, let span { RequestSpans.end(span, tracer, answer: answer) }
             return answer
         } catch {
+            if let tracer, let span { RequestSpans.end(span, tracer, failure: error.kind) }
             GatewayMetrics.recordRequest(
                 server: server,
                 method: request.method,
@@ -305,5 +339,32 @@ extension Dispatcher {
             let reason = spec.map { ServerSecrets($0).scrub(error.message) } ?? error.message
             throw .upstreamUnavailable("MCP server '\(server)' failed: \(reason)", server: server)
         }
+    }
+}
+
+extension Dispatcher {
+    /// Starts the CLIENT span of a request to `server` and stamps its context on what goes up: the params'
+    /// `_meta.traceparent` (replacing the client's own) and, for an HTTP upstream, the W3C headers.
+    fileprivate func traced(
+        _ params: inout JSONObject,
+        _ options: inout RequestOptions,
+        _ tracer: Tracer,
+        parent: SpanContext,
+        _ method: String,
+        _ server: String,
+        _ context: ForwardContext
+    ) -> TraceSpan {
+        let span = RequestSpans.upstream(
+            tracer,
+            parent: parent,
+            method: method,
+            params: params,
+            server: server,
+            link: context.snapshot.links[server]
+        )
+        params = TraceMeta.stamping(params, with: span.context)
+        options.headers.removeAll { ["traceparent", "tracestate"].contains($0.name.lowercased()) }
+        options.headers += TraceMeta.headers(for: span.context)
+        return span
     }
 }

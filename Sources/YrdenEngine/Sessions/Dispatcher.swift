@@ -2,6 +2,7 @@ import Logging
 import YrdenAudit
 import YrdenConfig
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// Sessions and dispatch: what a client's admitted request does (answered here, forwarded to its server under
@@ -27,6 +28,8 @@ final class Dispatcher: Sendable {
     let limiter: RateLimiter
     /// Where each forwarded request is recorded; `nil`: nowhere.
     let audit: AuditTrail?
+    /// Where the routing and upstream spans go; `nil`: tracing is off.
+    let tracer: Tracer?
 
     init(
         registry: ServerRegistry,
@@ -36,8 +39,10 @@ final class Dispatcher: Sendable {
         connector: UpstreamConnector,
         limiter: RateLimiter,
         audit: AuditTrail?,
+        tracer: Tracer? = nil,
         logger: Logger
     ) {
+        self.tracer = tracer
         self.registry = registry
         self.views = views
         self.bridge = bridge
@@ -68,7 +73,8 @@ final class Dispatcher: Sendable {
             caller: admitted.caller,
             logLevel: admitted.logLevel ?? admitted.session.logLevel,
             call: call,
-            related: related
+            related: related,
+            trace: admitted.trace
         )
         switch request.method {
         case MCPMethod.ping:

@@ -24,7 +24,15 @@ extension MCPEndpoint {
             }
         }
         switch body {
-        case .single(let message, let rawID):
+        case .single(var message, let rawID):
+            if gateway.isTracing {
+                // The request's W3C headers, for a message that carries no context of its own in `_meta`.
+                message = gateway.carryingTraceHeaders(
+                    message,
+                    traceparent: request.headers["traceparent"],
+                    tracestate: request.headers["tracestate"]
+                )
+            }
             return await answer(gateway.receive(message, rawID: rawID, session: session), request, caller: caller)
         case .batch(let members):
             guard let session else { return Self.missingSession(id: nil) }

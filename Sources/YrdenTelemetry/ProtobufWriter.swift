@@ -1,0 +1,88 @@
+/// The few protobuf wire forms OTLP traces need: varints, length-delimited fields (strings, bytes, nested
+/// messages), fixed64 and fixed32. Fields are written in field-number order; defaults are left out, as
+/// proto3 does.
+struct ProtobufWriter {
+    private(set) var bytes: [UInt8] = []
+
+    private enum WireType: UInt64 {
+        case varint = 0
+        case fixed64 = 1
+        case lengthDelimited = 2
+        case fixed32 = 5
+    }
+
+    private mutating func tag(_ field: UInt64, _ type: WireType) {
+        varint(field << 3 | type.rawValue)
+    }
+
+    mutating func varint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    /// A varint field (enums, bools, int64 as two's complement); left out when zero.
+    mutating func varintField(_ field: UInt64, _ value: UInt64) {
+        guard value != 0 else { return }
+        tag(field, .varint)
+        varint(value)
+    }
+
+    /// A oneof's varint: written even when zero, so the value's kind is known.
+    mutating func requiredVarintField(_ field: UInt64, _ value: UInt64) {
+        tag(field, .varint)
+        varint(value)
+    }
+
+    mutating func fixed64Field(_ field: UInt64, _ value: UInt64) {
+        guard value != 0 else { return }
+        tag(field, .fixed64)
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    mutating func fixed32Field(_ field: UInt64, _ value: UInt32) {
+        guard value != 0 else { return }
+        tag(field, .fixed32)
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    /// A double field (`double_value`): fixed64 of its bits, written even when zero since it is in a oneof.
+    mutating func doubleField(_ field: UInt64, _ value: Double) {
+        tag(field, .fixed64)
+        let bits = value.bitPattern
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    }
+
+    mutating func bytesField(_ field: UInt64, _ value: [UInt8]) {
+        guard !value.isEmpty else { return }
+        tag(field, .lengthDelimited)
+        varint(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    mutating func stringField(_ field: UInt64, _ value: String) {
+        guard !value.isEmpty else { return }
+        tag(field, .lengthDelimited)
+        varint(UInt64(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    /// A oneof's string: written even when empty, so the value's kind is known.
+    mutating func requiredStringField(_ field: UInt64, _ value: String) {
+        tag(field, .lengthDelimited)
+        varint(UInt64(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    /// A nested message, written into its own writer first for its length.
+    mutating func messageField(_ field: UInt64, _ write: (inout ProtobufWriter) -> Void) {
+        var nested = ProtobufWriter()
+        write(&nested)
+        tag(field, .lengthDelimited)
+        varint(UInt64(nested.bytes.count))
+        bytes.append(contentsOf: nested.bytes)
+    }
+}

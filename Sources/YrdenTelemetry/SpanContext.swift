@@ -1,0 +1,57 @@
+/// The part of a span that crosses process boundaries: W3C trace context (`traceparent`, `tracestate`).
+package struct SpanContext: Sendable, Hashable {
+    package let traceID: TraceID
+    package let spanID: SpanID
+    /// The `sampled` flag: whoever made the span records it, so its children are recorded too.
+    package let sampled: Bool
+    /// The vendors' `tracestate`, passed on as received (bounded by the parser); `nil` when none came.
+    package let traceState: String?
+
+    package init(traceID: TraceID, spanID: SpanID, sampled: Bool, traceState: String? = nil) {
+        self.traceID = traceID
+        self.spanID = spanID
+        self.sampled = sampled
+        self.traceState = traceState
+    }
+
+    /// The longest `tracestate` kept: W3C allows 32 members of at most 256 characters each; longer is
+    /// dropped rather than cut, since a cut member would be malformed.
+    package static let maxTraceStateLength = 8_192
+
+    /// Reads a `traceparent` (version `00`, or a later version's first four fields as W3C says), with its
+    /// `tracestate`. Malformed values give `nil`: the caller starts a new trace, never answers with an error.
+    package init?(traceparent: String, tracestate: String? = nil) {
+        let text = traceparent.trimmingSpaces
+        let fields = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard fields.count >= 4, fields[0].utf8.count == 2, fields[3].utf8.count == 2,
+            let version = HexDigits.parse(fields[0]), version != 0xFF,
+            let traceID = TraceID(hex: fields[1]),
+            let spanID = SpanID(hex: fields[2]),
+            let flags = HexDigits.parse(fields[3])
+        else { return nil }
+        // Version 00 has exactly four fields; a later version may add more, after a dash.
+        if version == 0, fields.count != 4 { return nil }
+        let state = tracestate?.trimmingSpaces
+        self.init(
+            traceID: traceID,
+            spanID: spanID,
+            sampled: flags & 1 == 1,
+            traceState: state.flatMap { $0.isEmpty || $0.utf8.count > Self.maxTraceStateLength ? nil : $0 }
+        )
+    }
+
+    /// `00-{trace id}-{span id}-{flags}`.
+    package var traceparent: String {
+        "00-\(traceID.hex)-\(spanID.hex)-\(sampled ? "01" : "00")"
+    }
+}
+
+extension String {
+    /// Without the spaces and tabs HTTP allows around a header's value.
+    fileprivate var trimmingSpaces: String {
+        var view = Substring(self)
+        while let first = view.first, first == " " || first == "\t" { view.removeFirst() }
+        while let last = view.last, last == " " || last == "\t" { view.removeLast() }
+        return String(view)
+    }
+}
