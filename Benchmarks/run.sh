@@ -12,7 +12,8 @@
 # is measured in process (yrden-search-bench). Ends with the HTTP-upstream rows (http_upstream.sh), then the
 # budgets, then the event loop's figures under the heavy operator paths against theirs (loop_lag.sh).
 # Between the HTTP-upstream rows and the budgets: 3 replicas behind HAProxy against one gateway (replicas.sh), and
-# what an OAuth access token costs over a static client token (resource_auth.sh).
+# what an OAuth access token costs over a static client token (resource_auth.sh), and what tracing costs on and
+# off (telemetry.sh).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 LIST_CALLS=${LIST_CALLS:-300}
@@ -239,6 +240,7 @@ echo
 "$ROOT/Benchmarks/replicas.sh"
 echo
 "$ROOT/Benchmarks/resource_auth.sh"
+"$ROOT/Benchmarks/telemetry.sh"
 
 # within MEASURED OP LIMIT -> yes / no (n/a when nothing was measured)
 within() {
