@@ -21,7 +21,7 @@ package struct TelemetrySettings: Sendable, Hashable {
 
 /// An OTLP/HTTP collector: spans are POSTed to ``tracesURL`` as protobuf with ``headers`` (secrets: redacted
 /// in API answers and never logged).
-package struct OTLPExporterSettings: Sendable, Hashable {
+package struct OTLPExporterSettings: Sendable, Hashable, CustomStringConvertible {
     /// The full URL spans are POSTed to: `<endpoint>/v1/traces`, or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as is.
     package var tracesURL: String
     package var headers: [String: String]
@@ -29,6 +29,11 @@ package struct OTLPExporterSettings: Sendable, Hashable {
     package init(tracesURL: String, headers: [String: String] = [:]) {
         self.tracesURL = tracesURL
         self.headers = headers
+    }
+
+    /// The URL and the header names only: the values are secrets.
+    package var description: String {
+        "OTLPExporterSettings(\(ConfigDocument.redactedURL(tracesURL)), headers: \(headers.keys.sorted()))"
     }
 
     /// `<endpoint>/v1/traces`, without doubling a trailing slash.

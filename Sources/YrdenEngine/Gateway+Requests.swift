@@ -1,3 +1,4 @@
+import Logging
 import YrdenConfig
 import YrdenProtocol
 import YrdenTelemetry
@@ -47,13 +48,30 @@ extension Gateway {
         traced.trace = span.context
         let response: JSONRPCResponse?
         if span.isRecording {
-            // Log lines written while it runs name the span.
-            response = await ActiveTrace.$span.withValue(span.context) { await answer(traced, related: related) }
+            // Log lines written while it runs name the span; so does the one that says how it ended.
+            response = await ActiveTrace.$span.withValue(span.context) {
+                let response = await answer(traced, related: related)
+                logger.debug(
+                    "request answered",
+                    metadata: [
+                        "mcp.method.name": "\(traced.request.method)",
+                        "outcome": "\(Self.outcomeName(response))",
+                    ]
+                )
+                return response
+            }
         } else {
             response = await answer(traced, related: related)
         }
         RequestSpans.end(span, tracer, outcome: response?.outcome)
         return response
+    }
+
+    /// `ok`, `error` or `cancelled` (no answer), as a log line says it.
+    private static func outcomeName(_ response: JSONRPCResponse?) -> String {
+        guard let response else { return "cancelled" }
+        if case .failure = response.outcome { return "error" }
+        return "ok"
     }
 
     /// What ``respond(to:related:)`` answers.

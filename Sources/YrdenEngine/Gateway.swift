@@ -71,7 +71,12 @@ package final class Gateway: Sendable {
             time: connector.time
         )
         self.connector = connector
-        self.bridge = EraBridge(time: connector.time, requestStateKey: requestStateKey, replica: replica)
+        self.bridge = EraBridge(
+            time: connector.time,
+            requestStateKey: requestStateKey,
+            replica: replica,
+            tracer: tracer
+        )
         self.logger = logger
         let startup = StartupGate(
             bound,

@@ -12,12 +12,15 @@ import YrdenTelemetry
 /// full or every second, one request in flight, each within 10 s; a batch the collector did not take is
 /// dropped and counted, never retried (a dead collector must cost the gateway nothing but the count). At
 /// graceful shutdown what waits is sent once more, within 2 s.
-struct OTLPExporter: Service {
+struct OTLPExporter: Service, CustomStringConvertible {
     let tracer: Tracer
     let settings: OTLPExporterSettings
     let client: HTTPClient
     let metrics: PrometheusCollectorRegistry
     let logger: Logger
+
+    /// What the service group logs it as: never its settings, whose headers are the collector's credentials.
+    var description: String { "OTLPExporter" }
 
     static let interval: Duration = .seconds(1)
     static let deadline: TimeAmount = .seconds(10)

@@ -17,11 +17,14 @@ final class EraBridge: Sendable {
     let time: any TimeSource
     /// How other replicas reach this one (sealed into each `requestState`); `nil` without replicas.
     let replica: String?
+    /// Where a parked call's CLIENT span goes; `nil`: tracing is off.
+    let tracer: Tracer?
 
     /// `requestStateKey`: the 32-byte key replicas share (from the store); `nil` makes one for this process.
     /// `replica`: this replica's base URL as the others reach it.
-    init(time: any TimeSource, requestStateKey: [UInt8]? = nil, replica: String? = nil) {
+    init(time: any TimeSource, requestStateKey: [UInt8]? = nil, replica: String? = nil, tracer: Tracer? = nil) {
         self.time = time
+        self.tracer = tracer
         self.replica = replica
         self.requestStates = requestStateKey.map { RequestStateSeal(key: SymmetricKey(data: $0)) } ?? RequestStateSeal()
     }
@@ -156,14 +159,37 @@ final class EraBridge: Sendable {
         // The call's params never carry the retry's fields: a handshake-era server knows none of them.
         var params = forwarded
         params["inputResponses"] = nil
+        // The one upstream request of the call, whichever round's retry its answer reaches: one CLIENT span.
+        var span: TraceSpan?
+        if let tracer, let parent = context.trace {
+            let started = RequestSpans.upstream(
+                tracer,
+                parent: parent,
+                method: request.method,
+                params: params,
+                server: server,
+                link: context.snapshot.links[server]
+            )
+            params = TraceMeta.stamping(params, with: started.context)
+            options.headers = TraceMeta.replacingHeaders(options.headers, for: started.context)
+            span = started
+        }
         let spec = context.snapshot.links[server]?.spec
-        call.start { [params, options] in
+        let tracer = self.tracer
+        call.start { [params, options, span] in
             var options = options
             var recovering = recovery
+            var span = span
             while true {
                 do throws(UpstreamError) {
-                    return try await client.request(request.method, params: .object(params), options: options)
+                    let answer = try await client.request(request.method, params: .object(params), options: options)
+                    if let tracer, let span { RequestSpans.end(span, tracer, answer: answer) }
+                    return answer
                 } catch {
+                    if let tracer, let ended = span {
+                        RequestSpans.end(ended, tracer, failure: error.kind)
+                        span = nil  // a second attempt after a refresh is not traced again
+                    }
                     // A user's refused token: refreshed once and the call sent again, or the sign-in answer.
                     if let recover = recovering, let recovered = await recover(error) {
                         recovering = nil

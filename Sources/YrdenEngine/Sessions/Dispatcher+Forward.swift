@@ -133,30 +133,17 @@ extension Dispatcher {
         }
         defer { lease?.release() }
         if crossing.parks {
-            var params = forwarded
-            var span: TraceSpan?
-            if let tracer, let parent = context.trace {
-                span = traced(&params, &options, tracer, parent: parent, request.method, server, context)
-            }
-            do {
-                let answer = try await bridge.forwardParking(
-                    request,
-                    to: upstream,
-                    server: server,
-                    params: params,
-                    options: options,
-                    lifetime: timeout,
-                    context,
-                    recovery: refusable.map {
-                        recovery(afterRefused: $0, server: server, method: request.method, context)
-                    }
-                )
-                if let tracer, let span { RequestSpans.end(span, tracer, answer: answer) }
-                return answer
-            } catch {
-                if let tracer, let span { RequestSpans.end(span, tracer, answer: .failure(error)) }
-                throw error
-            }
+            // The bridge makes the call's one upstream request, and its CLIENT span with it.
+            return try await bridge.forwardParking(
+                request,
+                to: upstream,
+                server: server,
+                params: forwarded,
+                options: options,
+                lifetime: timeout,
+                context,
+                recovery: refusable.map { recovery(afterRefused: $0, server: server, method: request.method, context) }
+            )
         }
         return try await call(
             request,
@@ -363,8 +350,7 @@ extension Dispatcher {
             link: context.snapshot.links[server]
         )
         params = TraceMeta.stamping(params, with: span.context)
-        options.headers.removeAll { ["traceparent", "tracestate"].contains($0.name.lowercased()) }
-        options.headers += TraceMeta.headers(for: span.context)
+        options.headers = TraceMeta.replacingHeaders(options.headers, for: span.context)
         return span
     }
 }

@@ -31,6 +31,14 @@ enum TraceMeta {
         return headers
     }
 
+    /// `headers` with any `traceparent`/`tracestate` replaced by those of `span`.
+    static func replacingHeaders(
+        _ headers: [(name: String, value: String)],
+        for span: SpanContext
+    ) -> [(name: String, value: String)] {
+        headers.filter { ![traceparent, tracestate].contains($0.name.lowercased()) } + Self.headers(for: span)
+    }
+
     /// `message` with the HTTP request's `traceparent`/`tracestate` put in its `_meta` when it carries none
     /// there (`_meta` is per message and wins; the header is per HTTP request). Only a request changes.
     static func carrying(_ message: JSONRPCMessage, traceparent: String, tracestate: String?) -> JSONRPCMessage {
