@@ -70,6 +70,7 @@ ENVELOPE = {
     "io.modelcontextprotocol/clientInfo": {"name": "yrden-interop-raw", "version": "1.0.0"},
     "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
 }
+BURST = 2000  # calls made while the collector hangs
 TRACEPARENT = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$")
 
 
@@ -487,6 +488,56 @@ async def test_a_dead_collector_costs_calls_nothing_and_its_spans_are_counted_dr
         finally:
             gw.stop()
         assert collector == "hung" or refusing.exports, "the refusing collector was never tried"
+
+
+async def test_spans_past_the_queue_bound_are_dropped_and_counted(yrden, tmp_path):
+    """A hung collector holds the one export in flight for its 10 s deadline; the spans of 1,200 calls made
+    meanwhile (two or three each) overflow the queue of 2,048: the rest are dropped and counted, the calls
+    unharmed."""
+    with black_hole() as hung:
+        config = {
+            "telemetry": telemetry(hung),
+            "mcpServers": {"demo": {"command": str(yrden), "args": ["demo-server"]}},
+        }
+        gw = start_gateway(yrden, config, tmp_path / "gateway")
+        try:
+            failures: list[str] = []
+            async with raw_mcp(gw.url) as raw:
+
+                async def caller(first: int) -> None:
+                    for i in range(first, BURST, 16):
+                        body = {
+                            "jsonrpc": "2.0",
+                            "id": i,
+                            "method": "tools/call",
+                            "params": {"name": "demo__echo", "arguments": {"message": "x"}, "_meta": ENVELOPE},
+                        }
+                        sent = {
+                            "MCP-Protocol-Version": MODERN_VERSION,
+                            "Mcp-Method": "tools/call",
+                            "Mcp-Name": "demo__echo",
+                        }
+                        answer = answer_to(await raw.post(body, headers=sent), i)
+                        if "result" not in answer or answer["result"].get("isError"):
+                            failures.append(str(answer))
+
+                async with anyio.create_task_group() as tg:
+                    for first in range(16):
+                        tg.start_soon(caller, first)
+            assert not failures, failures[:3]
+
+            async def dropped() -> tuple[float, float] | None:
+                async with httpx2.AsyncClient(timeout=10) as http:
+                    text = (await http.get(f"{gw.base}/metrics")).text
+                full = metric(text, "yrden_telemetry_spans_dropped_total", reason="queue_full") or 0
+                failed = metric(text, "yrden_telemetry_spans_dropped_total", reason="export_failed") or 0
+                return (full, failed) if full > 0 else None
+
+            full, failed = await await_until(dropped, 10, interval=0.25, what="spans counted dropped as queue_full")
+            # Nothing was exported: every span but the 2,048 queued and the 512 in flight was dropped.
+            assert full + failed >= 2 * BURST - 2048 - 512, f"{full} + {failed} dropped: the queue outgrew its bound"
+        finally:
+            gw.stop()
 
 
 async def test_spans_still_waiting_are_flushed_at_shutdown(yrden, receiver, tmp_path):
