@@ -398,12 +398,13 @@ async def test_a_parked_call_and_its_retry_are_one_trace(traced, receiver):
     assert (retry_trace, retry_span) in retry_request.links, (
         f"no link to the retry's own context: {retry_request.links}"
     )
-    # One upstream request (the retry's answers go into it); its span hangs off the first request's.
+    # One upstream request (the retry's answers go into it): one CLIENT span, under the first request's.
+    client = one(gateway_spans(spans), "the one upstream request", kind="CLIENT")
     up = one(spans, "the upstream's span", service=UPSTREAM_SERVICE, kind="SERVER")
+    assert up.parent_span_id == client.span_id, "the upstream's span is not the child of the gateway's CLIENT span"
     by_id = {s.span_id: s for s in gateway_spans(spans)}
-    parent = by_id.get(up.parent_span_id)
-    assert parent is not None and parent.kind == "CLIENT", "the upstream's span is not a gateway CLIENT span's child"
-    assert ancestors(parent, by_id)[-1] is first_span, "the upstream request is not under the first request's span"
+    assert ancestors(client, by_id)[-1] is first_span, "the upstream request is not under the first request's span"
+    assert client.attributes.get("yrden.outcome") == "ok", client.attributes
     assert receiver.in_trace(retry_trace) == [], "the retry started a trace of its own"
 
 
