@@ -67,4 +67,11 @@ static inline long long yrden_mhd_next_run_ms(struct MHD_Daemon *_Nonnull daemon
     return MHD_get_timeout(daemon, &timeout) == MHD_YES ? (long long) timeout : -1;
 }
 
+/// `MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE)` (variadic): the application is done with an upgraded
+/// socket; libmicrohttpd closes it and finishes the connection on its next run.
+static inline enum MHD_Result yrden_mhd_upgrade_close(struct MHD_UpgradeResponseHandle *_Nonnull urh)
+{
+    return MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+}
+
 #endif

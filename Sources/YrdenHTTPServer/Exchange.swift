@@ -22,6 +22,9 @@ final class Exchange: Sendable {
         var roomWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID: UInt64 = 0
         var closeWaiter: CheckedContinuation<Void, Never>?
+        /// An upgrade's socket, once libmicrohttpd handed it over, and the handler task waiting for it.
+        var socket: UpgradedSocket?
+        var upgradeWaiter: CheckedContinuation<UpgradedSocket?, Never>?
 
         /// Continuations to resume after unlocking: everyone once writes have closed.
         mutating func wakeupsAfterClose() -> [CheckedContinuation<Void, Never>] {
@@ -96,11 +99,24 @@ final class Exchange: Sendable {
 
     /// libmicrohttpd finished with the exchange (response sent, client gone, or daemon stopping).
     func complete() {
-        let wakeups = locked.withLock { locked in
+        let (wakeups, upgradeWaiter, socket) = locked.withLock { locked in
             locked.state.complete()
-            return locked.wakeupsAfterClose()
+            return (locked.wakeupsAfterClose(), locked.upgradeWaiter.take(), locked.socket)
         }
         for wakeup in wakeups { wakeup.resume() }
+        upgradeWaiter?.resume(returning: socket)
+    }
+
+    /// The head of this exchange's `101` answer was sent and libmicrohttpd handed the socket over.
+    func upgraded(socket descriptor: Int32, leftover: [UInt8], handle: UpgradeHandle) {
+        let socket = UpgradedSocket(descriptor: descriptor, leftover: leftover, handle: handle, loop: loop)
+        let (taken, waiter) = locked.withLock { locked in
+            guard locked.state.upgraded() else { return (false, nil as CheckedContinuation<UpgradedSocket?, Never>?) }
+            locked.socket = socket
+            return (true, locked.upgradeWaiter.take())
+        }
+        guard taken else { return socket.close() }
+        waiter?.resume(returning: socket)
     }
 
     // MARK: Swift side
@@ -121,9 +137,11 @@ final class Exchange: Sendable {
         }
     }
 
-    /// Shutdown gives up: 503 for a pending request, the end for a stream.
+    /// Shutdown gives up: 503 for a pending request, the end for a stream, an upgraded socket closed (its
+    /// closure was told to end and did not: `MHD_stop_daemon` must not find the connection still upgraded).
     func abort() {
         perform { $0.abort() }
+        locked.withLock { $0.socket }?.close()
     }
 
     /// Ends a streamed body: the writer returned, or the server is stopping.
@@ -148,6 +166,20 @@ final class Exchange: Sendable {
             case .closed: throw HTTPServerError.streamClosed
             case .mustWait: try await waitForRoom()
             }
+        }
+    }
+
+    /// The socket of this exchange's `101` answer, once libmicrohttpd hands it over; `nil` when the exchange
+    /// ended first (the head could not be sent, the daemon stopped).
+    func waitForUpgrade() async -> UpgradedSocket? {
+        await withCheckedContinuation { continuation in
+            let ready = locked.withLock { locked -> UpgradedSocket?? in
+                if let socket = locked.socket { return .some(socket) }
+                if case .completed = locked.state.phase { return .some(nil) }
+                locked.upgradeWaiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
         }
     }
 

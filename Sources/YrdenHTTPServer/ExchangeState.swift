@@ -12,6 +12,8 @@
 ///         │ body too big                                                      └──final call, stream──▶ streaming
 ///         ▼
 ///     rejecting ──final call──▶ sending (413)          any phase ──libmicrohttpd is done with it──▶ completed
+///
+///     responseReady ──final call, 101──▶ upgrading ──head sent, socket handed over──▶ upgraded
 struct ExchangeState {
     enum Phase {
         /// The request body is arriving.
@@ -26,6 +28,10 @@ struct ExchangeState {
         case sending
         /// A streamed body was queued; `stream` feeds it.
         case streaming
+        /// A `101` answer was queued; libmicrohttpd hands the socket over once its head is sent.
+        case upgrading
+        /// The socket is the upgrade's: libmicrohttpd keeps the connection suspended until it is closed.
+        case upgraded
         /// libmicrohttpd reported the end of the exchange: never touch the connection again.
         case completed
     }
@@ -131,13 +137,13 @@ struct ExchangeState {
             phase = .sending
             return .queue(response)
         case .responseReady(let response):
-            if case .stream = response.body {
-                phase = .streaming
-            } else {
-                phase = .sending
+            switch response.body {
+            case .stream: phase = .streaming
+            case .upgrade: phase = .upgrading
+            case .bytes: phase = .sending
             }
             return .queue(response)
-        case .awaitingResponse, .sending, .streaming, .completed:
+        case .awaitingResponse, .sending, .streaming, .upgrading, .upgraded, .completed:
             return .close
         }
     }
@@ -166,11 +172,21 @@ struct ExchangeState {
         case .awaitingResponse:
             phase = .responseReady(Self.unavailable())
             return takeSuspension()
-        case .responseReady, .streaming:
+        case .responseReady, .streaming, .upgrading, .upgraded:
             return endStream(serverStopping: true)
         case .receiving, .rejecting, .sending, .completed:
             return false
         }
+    }
+
+    // MARK: Upgrade
+
+    /// libmicrohttpd handed the socket of a `101` answer over. Returns whether the exchange takes it (it was
+    /// waiting for it); otherwise the socket is to be closed at once.
+    mutating func upgraded() -> Bool {
+        guard case .upgrading = phase else { return false }
+        phase = .upgraded
+        return true
     }
 
     // MARK: Stream
@@ -215,12 +231,13 @@ struct ExchangeState {
 
     /// Ends a streamed body: no more writes; the reader sends what is queued, then the end. Used when the writer
     /// returns and when the server stops (then the stream's closing words go last); does nothing unless the
-    /// answer is a stream. Returns whether to resume.
+    /// answer is a stream or an upgrade (whose closure is then told to end: writes close). Returns whether to
+    /// resume.
     mutating func endStream(serverStopping: Bool = false) -> Bool {
         switch phase {
         case .responseReady(let response):
-            guard case .stream = response.body else { return false }
-        case .streaming:
+            if case .bytes = response.body { return false }
+        case .streaming, .upgrading, .upgraded:
             break
         case .receiving, .rejecting, .awaitingResponse, .sending, .completed:
             return false

@@ -13,6 +13,10 @@ package struct HTTPResponse: Sendable {
         /// the response ends when the closure returns. When the client goes away or the server shuts down,
         /// `write` throws and the task running the closure is cancelled.
         case stream(@Sendable (HTTPBodyWriter) async -> Void)
+        /// A protocol switch (status 101, with the `Upgrade` header the new protocol needs): once the answer's
+        /// head is sent, the server calls the closure once, in a task it owns, with the connection's socket,
+        /// and closes the socket when the closure returns. At shutdown the task is cancelled.
+        case upgrade(@Sendable (UpgradedSocket) async -> Void)
     }
 
     package init(status: Int, headers: HTTPHeaders = [], body: Body = .bytes([])) {

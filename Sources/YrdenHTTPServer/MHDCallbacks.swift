@@ -89,3 +89,18 @@ let streamReaderFree: MHD_ContentReaderFreeCallback = { cls in
     guard let cls else { return }
     Unmanaged<Exchange>.fromOpaque(cls).release()
 }
+
+/// The head of a `101` answer was sent: the socket is handed to the exchange (the connection's `*con_cls`),
+/// whose handler task runs the upgrade's closure. libmicrohttpd keeps the connection suspended until the
+/// socket is closed through ``UpgradedSocket/close()``. Runs on libmicrohttpd's thread and does not block.
+let upgradeHandler: MHD_UpgradeHandler = { _, _, conCls, extraIn, extraInSize, socket, urh in
+    guard let conCls, let urh else { return }
+    let exchange = Unmanaged<Exchange>.fromOpaque(conCls).takeUnretainedValue()
+    let leftover: [UInt8] =
+        if let extraIn, extraInSize > 0 {
+            Array(UnsafeRawBufferPointer(start: extraIn, count: extraInSize))
+        } else {
+            []
+        }
+    exchange.upgraded(socket: socket, leftover: leftover, handle: UpgradeHandle(raw: urh))
+}

@@ -4,7 +4,7 @@ import Logging
 /// Starts libmicrohttpd on an already-listening socket with the server's threading model.
 enum MHDDaemon {
     /// Suspend/resume, so a request can wait for Swift without holding a libmicrohttpd thread, and a stream can
-    /// idle without polling; either internal polling threads (a pool of `threadPoolSize` epoll loops) or, with an
+    /// idle without polling; upgrades (a WebSocket takes its socket over); either internal polling threads (a pool of `threadPoolSize` epoll loops) or, with an
     /// `eventLoop`, none: the loop runs libmicrohttpd whenever its epoll descriptor is ready or its timeout is due.
     static func start(
         configuration: HTTPServerConfiguration,
@@ -12,7 +12,7 @@ enum MHDDaemon {
         core: ServerCore
     ) throws -> DaemonHandle {
         let loop = configuration.eventLoop
-        var flags = MHD_ALLOW_SUSPEND_RESUME.rawValue
+        var flags = MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_ALLOW_UPGRADE.rawValue
         if loop == nil { flags |= MHD_USE_INTERNAL_POLLING_THREAD.rawValue }
         #if os(Linux)
         flags |= MHD_USE_EPOLL.rawValue

@@ -29,6 +29,9 @@ enum MHDResponse {
                 streamReaderFree
             )
             if created == nil { context.release() }
+        case .upgrade:
+            // The socket reaches the exchange (this connection's `*con_cls`) through `upgradeHandler`.
+            created = MHD_create_response_for_upgrade(upgradeHandler, nil)
         }
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }

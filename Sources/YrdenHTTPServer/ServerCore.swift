@@ -285,11 +285,14 @@ final class ServerCore: Sendable {
         exchange.endStream()
     }
 
-    /// One request: run the handler, hand its answer to the connection, then feed a streamed body.
+    /// One request: run the handler, hand its answer to the connection, then feed a streamed body or run an
+    /// upgrade.
     private func serve(_ incoming: IncomingRequest) async {
         let response = await handler(incoming.request)
         let exchange = incoming.exchange
-        guard exchange.deliver(response), case .stream(let body) = response.body else { return }
+        guard exchange.deliver(response) else { return }
+        if case .upgrade(let body) = response.body { return await upgrade(exchange, body) }
+        guard case .stream(let body) = response.body else { return }
         // A stream answered while shutting down ends at once (shutdown's own pass may have run before delivery).
         if !isServing { exchange.endStream(serverStopping: true) }
         await withDiscardingTaskGroup { group in
@@ -301,5 +304,22 @@ final class ServerCore: Sendable {
             await exchange.waitUntilWritesClose()
             group.cancelAll()
         }
+    }
+
+    /// Runs an upgrade's closure with the socket once libmicrohttpd hands it over, and closes the socket after.
+    /// The closure is cancelled when the server stops or the sweeper finds the client gone.
+    private func upgrade(_ exchange: Exchange, _ body: @escaping @Sendable (UpgradedSocket) async -> Void) async {
+        if !isServing { exchange.endStream(serverStopping: true) }
+        guard let socket = await exchange.waitForUpgrade() else { return }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await body(socket)
+                socket.close()
+            }
+            // Writes close when the server stops, or when libmicrohttpd ends the exchange after the close.
+            await exchange.waitUntilWritesClose()
+            group.cancelAll()
+        }
+        socket.close()
     }
 }
