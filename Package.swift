@@ -148,6 +148,8 @@ let package = Package(
             dependencies: [
                 "YrdenProtocol", "YrdenConfig", "YrdenTransport", "YrdenEngine", "YrdenControl", "YrdenHTTPServer",
                 "YrdenExecution", "YrdenLineIO", "YrdenConsole", "YrdenResourceAuth", log, prometheus,
+                // The downstream WebSocket: frames by NIOWebSocket on the HTTP client's loops, its accept key by SHA-1.
+                nioCore, nioPosix, nioWebSocket, crypto,
             ],
             swiftSettings: strict
         ),

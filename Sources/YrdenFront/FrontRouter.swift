@@ -1,4 +1,6 @@
 import Logging
+import NIOCore
+import NIOPosix
 import Prometheus
 import YrdenConfig
 import YrdenControl
@@ -21,6 +23,7 @@ package struct FrontRouter: Sendable {
     let metrics: MetricsEndpoint
     let gateway: Gateway
     let legacySSE: LegacySSEEndpoint
+    let webSocket: WebSocketEndpoint
     let oauthCallback: OAuthCallbackEndpoint
     let signInLink: SignInLinkEndpoint
     /// `nil` when `gateway.console` is off.
@@ -40,6 +43,7 @@ package struct FrontRouter: Sendable {
         replicas: (any ReplicaHandOff)? = nil,
         issuerHTTP: IssuerHTTP? = nil,
         dataDirectory: String? = nil,
+        webSocketLoops: (any EventLoopGroup)? = nil,
         logger: Logger
     ) {
         hosts = HostPolicy(listenHost: settings.listenHost, publicURL: settings.publicURL)
@@ -64,6 +68,23 @@ package struct FrontRouter: Sendable {
         legacySSE = LegacySSEEndpoint(
             gateway: gateway,
             channels: LegacySSEChannels(limit: settings.maxSessions, perClientLimit: settings.maxSessionsPerClient)
+        )
+        webSocket = WebSocketEndpoint(
+            gateway: gateway,
+            sockets: OpenWebSockets(limit: settings.maxSessions, perClientLimit: settings.maxSessionsPerClient),
+            // The HTTP client's event loops (NIO's shared ones when none is given): no threads of the socket's own.
+            loops: webSocketLoops ?? MultiThreadedEventLoopGroup.singleton,
+            limits: WebSocketLimits(maxMessageBytes: settings.maxBodyBytes),
+            logger: logger,
+            cutOff: { [metrics] reason in
+                metrics.makeCounter(
+                    name: "yrden_websocket_cut_off_total",
+                    labels: [("reason", reason)],
+                    help: "Downstream WebSockets the gateway closed: outbox_full (the client did not read), "
+                        + "message_too_large (1009)"
+                )
+                .increment()
+            }
         )
         admin = AdminAPI(
             gateway: gateway,
@@ -101,6 +122,8 @@ package struct FrontRouter: Sendable {
             return await mcp.handle(request)
         case "/sse", "/messages":
             return await legacy(request, base: "", scope: .gateway)
+        case "/ws":
+            return await webSocket(request, scope: .gateway)
         case "/healthz":
             return request.method == "GET" ? health.liveness() : FrontResponses.methodNotAllowed("GET")
         case "/readyz":
@@ -150,13 +173,14 @@ package struct FrontRouter: Sendable {
         guard let slash = rest.firstIndex(of: "/") else { return FrontResponses.notFound }
         let id = String(rest[..<slash])
         let endpoint = rest[slash...]
-        guard ["/mcp", "/mcp/", "/sse", "/messages"].contains(endpoint) else { return FrontResponses.notFound }
+        guard ["/mcp", "/mcp/", "/sse", "/messages", "/ws"].contains(endpoint) else { return FrontResponses.notFound }
         guard gateway.registry.spec(of: id) != nil else {
             return FrontResponses.rpcError(404, .invalidRequest("There is no MCP server \(id) on this gateway"))
         }
         if endpoint == "/sse" || endpoint == "/messages" {
             return await legacy(request, base: Self.serverEndpointPrefix + id, scope: .server(id))
         }
+        if endpoint == "/ws" { return await webSocket(request, scope: .server(id)) }
         return await mcp.scoped(to: .server(id)).handle(request)
     }
 
@@ -168,7 +192,7 @@ package struct FrontRouter: Sendable {
         let rest = request.path.dropFirst(Self.profileEndpointPrefix.count)
         let name = String(rest.prefix { $0 != "/" })
         let endpoint = rest.dropFirst(name.count)
-        guard ["", "/", "/sse", "/messages"].contains(endpoint) else { return FrontResponses.notFound }
+        guard ["", "/", "/sse", "/messages", "/ws"].contains(endpoint) else { return FrontResponses.notFound }
         guard let spec = gateway.registry.profileSpec(name) else {
             return FrontResponses.rpcError(404, .invalidRequest("There is no profile \(name) on this gateway"))
         }
@@ -191,6 +215,7 @@ package struct FrontRouter: Sendable {
                 endpoint: scoped
             )
         }
+        if endpoint == "/ws" { return await webSocket(request, scope: .profile(name), endpoint: scoped) }
         return await scoped.handle(request)
     }
 
@@ -230,6 +255,19 @@ package struct FrontRouter: Sendable {
             : legacySSE.post(request, base: base, caller: caller)
     }
 
+    /// The WebSocket transport, under the MCP endpoint's access rules: checked before the upgrade, so a refused
+    /// one is answered as `/mcp` answers (401, 403) and never switches protocols.
+    private func webSocket(
+        _ request: HTTPRequest,
+        scope: CatalogScope,
+        endpoint: MCPEndpoint? = nil
+    ) async -> HTTPResponse {
+        switch await (endpoint ?? mcp.scoped(to: scope)).admission(request) {
+        case .refused(let response): return response
+        case .admitted(let caller): return webSocket.open(request, scope: scope, caller: caller)
+        }
+    }
+
     /// The answer to a request that breaks a rule shared by every path, in the format of the path's endpoint.
     private func refusal(of request: HTTPRequest) -> HTTPResponse? {
         let host = request.headers["Host"]
@@ -248,7 +286,7 @@ package struct FrontRouter: Sendable {
 
     private static func forbidden(_ path: String, _ reason: String) -> HTTPResponse {
         if path.hasPrefix(AdminAPI.prefix) { return AdminProblem.forbidden(reason).response }
-        if path == "/mcp" || path == "/mcp/" {
+        if path == "/mcp" || path == "/mcp/" || path == "/ws" {
             return FrontResponses.rpcError(403, JSONRPCError(code: -32000, message: reason))
         }
         return HTTPResponse.text(403, reason + "\n")

@@ -14,6 +14,8 @@ struct MessageConnection: Sendable {
     /// Whom its requests act for: the legacy stream's opener; ``Caller/local`` over stdio.
     let caller: Caller
     let output: @Sendable (JSONRPCMessage) -> Void
+    /// Told of the session once `initialize` opened it: a WebSocket keeps it in use while its client answers pings.
+    var sessionOpened: (@Sendable (DownstreamSession) -> Void)?
 
     init(
         gateway: Gateway,
@@ -78,6 +80,7 @@ struct MessageConnection: Sendable {
                         continue
                     }
                     session = opened
+                    sessionOpened?(opened)
                     output(.response(response))
                     let notifications = opened.openNotificationStream()
                     group.addTask { for await message in notifications { output(message) } }
