@@ -64,6 +64,7 @@ UPSTREAMS = {
     "sm": ("stdio", MODERN_VERSION),
     "hh": ("http", LEGACY_VERSION),
     "hm": ("http", MODERN_VERSION),
+    "ls": ("sse", LEGACY_VERSION),  # the legacy HTTP+SSE transport, of the handshake era only
 }
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
@@ -91,19 +92,20 @@ def telemetry(endpoint: str, **more: Any) -> dict[str, Any]:
 
 
 @contextmanager
-def traced_over_http(otlp: str, log_path: Path) -> Iterator[str]:
-    """``servers/traced_server.py`` over Streamable HTTP on a free port, exporting to ``otlp``: its MCP URL."""
+def traced_over_http(otlp: str, log_path: Path, *flags: str) -> Iterator[str]:
+    """``servers/traced_server.py`` over Streamable HTTP (``--legacy-sse``: HTTP+SSE) on a free port, exporting
+    to ``otlp``: its URL (``/mcp``, or ``/sse``)."""
     port = free_port()
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            [PYTHON, str(TRACED_SERVER), "--otlp", otlp, "--port", str(port)],
+            [PYTHON, str(TRACED_SERVER), "--otlp", otlp, "--port", str(port), *flags],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=clean_env(),
         )
     try:
         wait_until(lambda: listening(port), 20, "the traced server listening")
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/{'sse' if flags else 'mcp'}"
     finally:
         proc.kill()
         proc.wait(timeout=10)
@@ -117,15 +119,22 @@ def receiver() -> Iterator[OtlpReceiver]:
 
 @pytest.fixture(scope="module")
 def traced(yrden: Path, receiver: OtlpReceiver, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    """One gateway for the module, tracing everything to ``receiver``, with the traced upstream four times:
-    ``sh``/``sm`` over stdio, ``hh``/``hm`` over HTTP, each pinned to the era of its second letter."""
+    """One gateway for the module, tracing everything to ``receiver``, with the traced upstream five times:
+    ``sh``/``sm`` over stdio, ``hh``/``hm`` over Streamable HTTP, each pinned to the era of its second letter,
+    and ``ls`` over the legacy HTTP+SSE transport."""
     tmp = tmp_path_factory.mktemp("telemetry")
-    with traced_over_http(receiver.url, tmp / "traced-http.log") as url:
+    with (
+        traced_over_http(receiver.url, tmp / "traced-http.log") as url,
+        traced_over_http(receiver.url, tmp / "traced-sse.log", "--legacy-sse") as sse_url,
+    ):
         servers: dict[str, Any] = {}
         for server_id, (transport, era) in UPSTREAMS.items():
-            servers[server_id] = (
-                traced_entry(receiver.url, era) if transport == "stdio" else {"url": url, "protocol": era}
-            )
+            if transport == "stdio":
+                servers[server_id] = traced_entry(receiver.url, era)
+            elif transport == "sse":
+                servers[server_id] = {"url": sse_url, "type": "sse"}
+            else:
+                servers[server_id] = {"url": url, "protocol": era}
         config = {
             "gateway": {"adminToken": ADMIN_TOKEN},
             "telemetry": telemetry(receiver.url),
@@ -234,7 +243,7 @@ async def test_a_client_trace_in_meta_runs_through_the_gateway_into_the_upstream
     server, client = chain["server"], chain["client"]
 
     assert seen["meta"] == {"traceparent": client.traceparent_of, "tracestate": "client=1"}, seen
-    if transport == "http":
+    if transport != "stdio":
         assert seen["http"] == {"traceparent": client.traceparent_of, "tracestate": "client=1"}, seen
     assert seen["trace_id"] == trace_id
 

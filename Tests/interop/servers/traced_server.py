@@ -14,7 +14,7 @@ Tools:
   makes it a parked call).
 
 Run it as ``python traced_server.py [--otlp URL] [--service NAME]`` (stdio) or with ``--port P`` (Streamable
-HTTP). ``URL`` is the OTLP endpoint; spans are POSTed to ``URL/v1/traces``; without it none are exported.
+HTTP; with ``--legacy-sse`` the deprecated HTTP+SSE transport at ``/sse``). ``URL`` is the OTLP endpoint; spans are POSTed to ``URL/v1/traces``; without it none are exported.
 """
 
 from __future__ import annotations
@@ -95,12 +95,14 @@ def main() -> None:
     parser.add_argument("--otlp", help="the OTLP/HTTP endpoint (spans go to its /v1/traces); none: no export")
     parser.add_argument("--service", default="traced-upstream")
     parser.add_argument("--port", type=int)
+    parser.add_argument("--legacy-sse", action="store_true", help="with --port: the HTTP+SSE transport of 2024-11-05")
     args = parser.parse_args()
     if args.otlp:
         export_to(args.otlp, args.service)
     try:
         if args.port is not None:
-            uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=args.port, log_level="warning")
+            app = server.sse_app() if args.legacy_sse else server.streamable_http_app()
+            uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
         else:
             anyio.run(server.run_stdio_async)
     finally:
