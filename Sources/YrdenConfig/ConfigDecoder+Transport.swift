@@ -48,12 +48,12 @@ extension ConfigDecoder {
             return .sse(url: url, headers: headers ?? [:], auth: auth ?? .none)
         case .websocket:
             guard let url else { return nil }
-            if let auth, auth != .none {
+            if let auth, Self.sharesOneCaller(auth) == false {
                 object["auth"]?.report(
-                    "\"auth\" is not supported on a websocket server: its one connection carries every caller's "
-                        + "messages with the headers of its upgrade only",
-                    fix: "send a static token in \"headers\" (\"Authorization\": \"Bearer ${TOKEN}\"), or reach the "
-                        + "server over \"http\""
+                    "\"auth\" is \(Self.authName(auth)) here, but a websocket server's one connection carries every "
+                        + "caller's messages with the headers of its upgrade only",
+                    fix: "sign the gateway in once with {\"type\": \"oauth\"} (without perUser), send a static token "
+                        + "in \"headers\", or reach the server over \"http\""
                 )
                 return nil
             }
@@ -229,5 +229,26 @@ extension ConfigDecoder {
             headers[name] = value
         }
         return headers
+    }
+}
+
+extension ConfigDecoder {
+    /// True when one credential serves the whole connection: none, or the gateway's own OAuth sign-in.
+    /// A per-caller credential (per-user sign-ins, token exchange, forwarding) needs a header per request.
+    static func sharesOneCaller(_ auth: AuthSpec) -> Bool {
+        switch auth {
+        case .none: true
+        case .oauth(let settings): !settings.perUser
+        case .tokenExchange, .forward: false
+        }
+    }
+
+    static func authName(_ auth: AuthSpec) -> String {
+        switch auth {
+        case .none: "none"
+        case .oauth: "oauth with perUser"
+        case .tokenExchange: "tokenExchange"
+        case .forward: "forward"
+        }
     }
 }

@@ -20,6 +20,17 @@ package enum TransportSpec: Sendable, Hashable {
         case .websocket: "websocket"
         }
     }
+
+    /// The OAuth settings of a remote server that signs in (`"auth": {"type": "oauth"}`), else nil.
+    package var oauthSettings: OAuthSpec? {
+        switch self {
+        case .http(_, _, .oauth(let settings), _), .sse(_, _, .oauth(let settings)),
+            .websocket(_, _, .oauth(let settings)):
+            settings
+        default:
+            nil
+        }
+    }
 }
 
 /// How the gateway authenticates to a remote server beyond any static `headers`.

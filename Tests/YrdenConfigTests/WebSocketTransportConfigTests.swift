@@ -29,11 +29,21 @@ import Testing
         #expect(problems.map(\.path) == ["mcpServers.s.url"])
     }
 
-    @Test(arguments: [#"{"type": "oauth"}"#, #"{"type": "forward"}"#])
-    func authIsRefusedOnAWebSocketServer(auth: String) {
+    @Test(arguments: [
+        #"{"type": "oauth", "perUser": true}"#, #"{"type": "forward"}"#,
+        #"{"type": "tokenExchange", "tokenEndpoint": "https://as.example.com/token"}"#,
+    ])
+    func aCallersCredentialIsRefusedOnAWebSocketServer(auth: String) {
         let problems = Config.serverProblems(#"{"type": "websocket", "url": "ws://127.0.0.1:1/ws", "auth": \#(auth)}"#)
         #expect(problems.map(\.path) == ["mcpServers.s.auth"])
-        #expect(problems.first?.message.contains("not supported on a websocket server") == true)
+        #expect(problems.first?.message.contains("headers of its upgrade only") == true)
+    }
+
+    @Test func theGatewaysOwnSignInIsAcceptedOnAWebSocketServer() throws {
+        let spec = try #require(
+            try Config.server(#"{"type": "websocket", "url": "wss://mcp.example.com/ws", "auth": {"type": "oauth"}}"#)
+        )
+        #expect(spec.transport == .websocket(url: "wss://mcp.example.com/ws", headers: [:], auth: .oauth(OAuthSpec())))
     }
 
     @Test func aCommandWithTheWebSocketTypeIsRefused() {

@@ -152,6 +152,7 @@ def oauth_server_args(
     revoke_reused_refresh_tokens: bool = False,
     cimd: bool = False,
     stateless: bool = False,
+    extra_resources: tuple[str, ...] = (),
     port: int = 0,
 ) -> list[str]:
     """The command line of ``oauth_server.py`` for these knobs (defaults: the server's own)."""
@@ -172,6 +173,8 @@ def oauth_server_args(
         args.append("--cimd")
     if stateless:
         args.append("--stateless")
+    for resource in extra_resources:
+        args += ["--extra-resource", resource]
     return args
 
 
@@ -186,6 +189,7 @@ def start_oauth_server(
     revoke_reused_refresh_tokens: bool = False,
     cimd: bool = False,
     stateless: bool = False,
+    extra_resources: tuple[str, ...] = (),
     port: int = 0,
     ready_timeout: float = READY_TIMEOUT,
 ) -> OAuthServer:
@@ -194,7 +198,8 @@ def start_oauth_server(
     ``access_token_ttl``: seconds an access token lives; ``deny``: the user clicks "Deny"; ``scopes``:
     ``scopes_supported`` ("mcp:read mcp:write" by default); ``required_scopes``: what /mcp demands;
     ``iss=False``: no RFC 9207 ``iss``; ``revoke_reused_refresh_tokens``: a rotated refresh token presented
-    again revokes every token issued from it since; ``cimd``: it takes client ID metadata documents; ``stateless``: /mcp keeps no sessions. Its stdout (the URL) and stderr go to files in ``workdir``.
+    again revokes every token issued from it since; ``cimd``: it takes client ID metadata documents; ``stateless``: /mcp keeps no sessions;
+    ``extra_resources``: other resource servers it issues tokens for (they check them at /control/introspect). Its stdout (the URL) and stderr go to files in ``workdir``.
     """
     workdir.mkdir(parents=True, exist_ok=True)
     out_path = workdir / "oauth_server.out"
@@ -208,6 +213,7 @@ def start_oauth_server(
         revoke_reused_refresh_tokens=revoke_reused_refresh_tokens,
         cimd=cimd,
         stateless=stateless,
+        extra_resources=extra_resources,
         port=port,
     )
     log_file = open(log_path, "wb")

@@ -31,11 +31,13 @@ pytestmark = pytest.mark.skipif(not PYTHON_1X.exists(), reason="needs .venv-1x (
 
 
 @contextmanager
-def websocket_upstream(log: Path, port: int, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen]:
-    """The SDK's WebSocket server on `port`, listening when yielded; killed at the end."""
+def websocket_upstream(
+    log: Path, port: int, env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+) -> Iterator[subprocess.Popen]:
+    """The SDK's WebSocket server on `port` (with `args`), listening when yielded; killed at the end."""
     with open(log, "ab") as out:
         proc = subprocess.Popen(
-            [str(PYTHON_1X), str(WEBSOCKET_SERVER), "--port", str(port)],
+            [str(PYTHON_1X), str(WEBSOCKET_SERVER), "--port", str(port), *args],
             stdout=out,
             stderr=subprocess.STDOUT,
             env=clean_env(env),

@@ -233,11 +233,21 @@ package final class OAuthCredentials: UpstreamCredentials {
 
     /// The URL and settings of a server that signs in with OAuth.
     package static func oauth(of spec: ServerSpec) -> (url: String, settings: OAuthSpec)? {
+        guard let settings = spec.transport.oauthSettings else { return nil }
         switch spec.transport {
-        case .http(let url, _, .oauth(let settings), _), .sse(let url, _, .oauth(let settings)):
-            (url, settings)
-        default:
-            nil
+        case .http(let url, _, _, _), .sse(let url, _, _): return (url, settings)
+        // OAuth names resources by their http(s) URL (RFC 9728, RFC 8707): the WebSocket URL's own origin.
+        case .websocket(let url, _, _): return (url.webSocketAsHTTP, settings)
+        case .stdio: return nil
         }
+    }
+}
+
+extension String {
+    /// `ws://…` as `http://…` and `wss://…` as `https://…`; any other text unchanged.
+    fileprivate var webSocketAsHTTP: String {
+        if lowercased().hasPrefix("wss://") { return "https://" + dropFirst(6) }
+        if lowercased().hasPrefix("ws://") { return "http://" + dropFirst(5) }
+        return self
     }
 }

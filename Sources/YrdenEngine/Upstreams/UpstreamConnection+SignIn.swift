@@ -36,12 +36,7 @@ extension UpstreamConnection {
 
 extension ServerSpec {
     /// Whether the server signs in with OAuth before it is reached.
-    var signsIn: Bool {
-        switch transport {
-        case .http(_, _, .oauth, _), .sse(_, _, .oauth): true
-        default: false
-        }
-    }
+    var signsIn: Bool { transport.oauthSettings != nil }
 }
 
 /// Whether the sign-in made the attempt wait, set from the `waiting` callback.

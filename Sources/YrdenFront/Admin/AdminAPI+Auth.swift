@@ -44,12 +44,10 @@ extension AdminAPI {
     /// 404 for an unknown server, 409 unless it uses OAuth (or when it is disabled).
     private func requireOAuth(_ id: String, allowDisabled: Bool = false) throws(AdminProblem) {
         let status = try status(of: id)
-        switch status.spec.transport {
-        case .http(_, _, .oauth, _), .sse(_, _, .oauth):
-            guard allowDisabled || !status.spec.disabled else { throw Self.disabledConflict(id) }
-        default:
+        guard status.spec.transport.oauthSettings != nil else {
             throw .conflict(#"server "\#(id)" does not use OAuth (its entry has no "auth": {"type": "oauth"})"#)
         }
+        guard allowDisabled || !status.spec.disabled else { throw Self.disabledConflict(id) }
     }
 
     /// `AuthProgress`: the status, the URL to open while waiting for the user, the reason of a failure.

@@ -31,6 +31,9 @@ prints its MCP URL (``http://127.0.0.1:PORT/mcp``) as one line on stdout; everyt
 - ``--cimd``: advertise ``client_id_metadata_document_supported`` and take an http(s) URL as client_id: the
   document there is fetched at each use and must name itself (``client_id``), list ``redirect_uris`` and a
   ``client_name``, and describe a public client.
+- ``--extra-resource URL`` (repeatable): another protected resource this authorization server issues tokens
+  for (the ``resource`` of authorization and token requests may name it; the token is bound to it and so not
+  accepted at /mcp). The interop tests' WebSocket server uses it, checking tokens at ``/control/introspect``.
 - ``--stateless``: serve /mcp without sessions (the SDK's ``stateless_http``), so each request stands on its
   own token, where a session is bound to the token that opened it.
 
@@ -60,6 +63,8 @@ Control endpoints (not protected, loopback only):
 - ``POST /control/expire-access-tokens``: every access token expires now (``{"expired": n}``); the next
   request to ``/mcp`` with one gets 401.
 - ``POST /control/deny`` ``{"deny": true|false}``: switch ``--deny`` at run time.
+- ``POST /control/introspect`` ``{"token": T}``: what the access token is (``{"active", "status",
+  "client_id", "resource", "grant"}``), for a resource server of ``--extra-resource`` that has no token store.
 - ``POST /control/end-sessions`` ``{"client_id": ID}``: the MCP sessions that client's tokens used end at once,
   as when the server drops them (restarted): a call in flight in one breaks off, its id answers 404
   (``{"ended": n}``).
@@ -140,6 +145,7 @@ class Options:
     revoke_reused_refresh_tokens: bool = False
     cimd: bool = False
     stateless: bool = False
+    extra_resources: tuple[str, ...] = ()
 
     @property
     def issuer(self) -> str:
@@ -148,6 +154,15 @@ class Options:
     @property
     def mcp_url(self) -> str:
         return f"{self.issuer}{MCP_PATH}"
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """The resources (RFC 8707) tokens are issued for: /mcp, then each ``--extra-resource``."""
+        return (self.mcp_url, *self.extra_resources)
+
+    def resource_named(self, given: str | None) -> str | None:
+        """The resource ``given`` names, or None when it names none of them."""
+        return next((resource for resource in self.resources if same_resource(given, resource)), None)
 
 
 def same_resource(given: str | None, expected: str) -> bool:
@@ -314,9 +329,9 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
         raw = REQUEST_PARAMS.get() or {}
         if raw.get("code_challenge_method") != "S256":
             raise AuthorizeError("invalid_request", "PKCE is required: code_challenge_method must be S256")
-        if not same_resource(params.resource, self.options.mcp_url):
+        if self.options.resource_named(params.resource) is None:
             raise AuthorizeError(
-                "invalid_target", f"resource must be {self.options.mcp_url}, got {params.resource!r}"
+                "invalid_target", f"resource must be one of {self.options.resources}, got {params.resource!r}"
             )
         if self.deny:
             self.seen.denials += 1
@@ -346,9 +361,9 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
     async def exchange_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
-        self._check_token_request_resource()
+        resource = self._check_token_request_resource()
         self.codes.pop(authorization_code.code, None)  # one use only
-        return self._issue(client.client_id, authorization_code.scopes, "authorization_code")
+        return self._issue(client.client_id, authorization_code.scopes, "authorization_code", resource)
 
     # -- refresh
 
@@ -374,12 +389,12 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        self._check_token_request_resource()
+        resource = self._check_token_request_resource()
         record = self.refresh[refresh_token.token]
         record.state = "rotated"
         self.seen.refreshes += 1
         self.seen.refreshes_by_client[client.client_id] += 1
-        issued = self._issue(client.client_id, scopes, "refresh_token")
+        issued = self._issue(client.client_id, scopes, "refresh_token", resource)
         record.successor = issued.refresh_token
         return issued
 
@@ -456,12 +471,15 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
 
     # -- helpers
 
-    def _check_token_request_resource(self) -> None:
-        resource = (REQUEST_PARAMS.get() or {}).get("resource")
-        if not same_resource(resource, self.options.mcp_url):
-            raise TokenError("invalid_target", f"resource must be {self.options.mcp_url}, got {resource!r}")
+    def _check_token_request_resource(self) -> str:
+        """The resource the token request names (one of ``Options.resources``), else ``invalid_target``."""
+        given = (REQUEST_PARAMS.get() or {}).get("resource")
+        resource = self.options.resource_named(given)
+        if resource is None:
+            raise TokenError("invalid_target", f"resource must be one of {self.options.resources}, got {given!r}")
+        return resource
 
-    def _issue(self, client_id: str, scopes: list[str], grant: str) -> OAuthToken:
+    def _issue(self, client_id: str, scopes: list[str], grant: str, resource: str) -> OAuthToken:
         ttl = self.options.access_token_ttl
         access_value = ACCESS_PREFIX + secrets.token_urlsafe(32)
         refresh_value = REFRESH_PREFIX + secrets.token_urlsafe(32)
@@ -471,11 +489,11 @@ class MemoryProvider(OAuthAuthorizationServerProvider[AuthorizationCode, Refresh
             client_id=client_id,
             scopes=scopes,
             expires_at=math.ceil(expires),  # the SDK compares whole seconds; `expires` is the exact limit
-            resource=self.options.mcp_url,
+            resource=resource,
         )
         self.access[access_value] = AccessRecord(access, grant, expires, refresh_value)
         self.refresh[refresh_value] = RefreshRecord(
-            RefreshToken(token=refresh_value, client_id=client_id, scopes=scopes, resource=self.options.mcp_url),
+            RefreshToken(token=refresh_value, client_id=client_id, scopes=scopes, resource=resource),
             access_tokens=[access_value],
         )
         self.seen.token_issues += 1
@@ -740,6 +758,24 @@ def control_routes(
         provider.deny = bool(body.get("deny", True))
         return JSONResponse({"deny": provider.deny})
 
+    async def introspect(request: Request) -> Response:
+        if refused := loopback_only(request):
+            return refused
+        body = await request.json()
+        record = provider.access.get(str(body.get("token", "")))
+        if record is None:
+            return JSONResponse({"active": False, "status": "unknown"})
+        status = record.status(time.time())
+        return JSONResponse(
+            {
+                "active": status == "valid",
+                "status": status,
+                "client_id": record.token.client_id,
+                "resource": record.token.resource,
+                "grant": record.grant,
+            }
+        )
+
     async def end_sessions(request: Request) -> Response:
         if refused := loopback_only(request):
             return refused
@@ -761,6 +797,7 @@ def control_routes(
         Route("/control/revoke-client-tokens", revoke_client_tokens, methods=["POST"]),
         Route("/control/deny", deny, methods=["POST"]),
         Route("/control/end-sessions", end_sessions, methods=["POST"]),
+        Route("/control/introspect", introspect, methods=["POST"]),
     ]
 
 
@@ -867,6 +904,13 @@ def main() -> None:
         "--cimd", action="store_true", help="advertise and accept client ID metadata documents (URL client_ids)"
     )
     parser.add_argument("--stateless", action="store_true", help="serve /mcp without sessions")
+    parser.add_argument(
+        "--extra-resource",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="another resource (RFC 8707) tokens may be issued for, a server that asks /control/introspect",
+    )
     args = parser.parse_args()
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -881,6 +925,7 @@ def main() -> None:
         revoke_reused_refresh_tokens=args.revoke_reused_refresh_tokens,
         cimd=args.cimd,
         stateless=args.stateless,
+        extra_resources=tuple(args.extra_resource),
     )
     app = build_app(options, deny=args.deny)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))

@@ -5,6 +5,13 @@ under ``.venv-1x`` (``mcp==1.26.0`` with ``websockets``, pinned in ``requirement
 ``python websocket_server.py --port P``: it serves MCP at ``ws://127.0.0.1:P/ws`` with the ``mcp``
 subprotocol. When ``WS_SERVER_TOKEN`` is set, an upgrade without ``Authorization: Bearer <token>`` gets 403.
 
+With ``--oauth-issuer URL`` it is an OAuth-protected resource instead: RFC 9728 metadata at
+``/.well-known/oauth-protected-resource/ws`` names ``http://127.0.0.1:P/ws`` as the resource and that issuer (the
+interop tests' ``oauth_server.py``, started with ``--extra-resource`` for it) as its authorization server; an
+upgrade must carry a bearer token the issuer's ``/control/introspect`` calls active and bound to this resource,
+else it is answered 401 with ``WWW-Authenticate: Bearer resource_metadata="…"``. ``GET /control/upgrades``
+counts the upgrades by outcome and lists the client ids accepted.
+
 Tools: ``greet(name)``, ``pid()``, and ``flood(count)``, which sends ``count`` log notifications as fast as it
 can before it answers.
 """
@@ -13,12 +20,16 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections import Counter
 
+import httpx
 import uvicorn
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.websocket import websocket_server
 from starlette.applications import Starlette
-from starlette.routing import WebSocketRoute
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 server = FastMCP("yrden-interop-websocket")
@@ -41,11 +52,44 @@ async def flood(count: int, ctx: Context) -> str:
     return f"sent {count}"
 
 
+OAUTH: dict[str, str] = {}
+"""``issuer`` and ``resource`` when the server is OAuth-protected (``--oauth-issuer``)."""
+UPGRADES: Counter[str] = Counter()
+CLIENTS: list[str] = []
+
+
+async def refused_token(websocket: WebSocket) -> str | None:
+    """Why the upgrade's bearer token is not good for this resource, or None when it is."""
+    authorization = websocket.headers.get("authorization", "")
+    if not authorization.startswith("Bearer "):
+        return "missing"
+    async with httpx.AsyncClient(timeout=5) as client:
+        answer = await client.post(
+            OAUTH["issuer"] + "/control/introspect", json={"token": authorization.removeprefix("Bearer ")}
+        )
+    verdict = answer.json()
+    if not verdict.get("active"):
+        return verdict.get("status", "inactive")
+    if verdict.get("resource", "").rstrip("/") != OAUTH["resource"]:
+        return "wrong_resource"
+    CLIENTS.append(verdict["client_id"])
+    return None
+
+
 async def endpoint(websocket: WebSocket) -> None:
     token = os.environ.get("WS_SERVER_TOKEN")
     if token and websocket.headers.get("authorization") != f"Bearer {token}":
         await websocket.close(code=1008)  # before the upgrade is accepted: uvicorn answers 403
         return
+    if OAUTH:
+        if reason := await refused_token(websocket):
+            UPGRADES[reason] += 1
+            challenge = f'Bearer error="invalid_token", resource_metadata="{OAUTH["metadata"]}"'
+            await websocket.send_denial_response(
+                Response(status_code=401, headers={"WWW-Authenticate": challenge}, content=reason)
+            )
+            return
+        UPGRADES["accepted"] += 1
     async with websocket_server(websocket.scope, websocket.receive, websocket.send) as (read_stream, write_stream):
         mcp = server._mcp_server
         await mcp.run(read_stream, write_stream, mcp.create_initialization_options())
@@ -54,8 +98,34 @@ async def endpoint(websocket: WebSocket) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--oauth-issuer", help="the authorization server whose tokens the upgrade must carry")
     args = parser.parse_args()
-    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    routes: list[Route | WebSocketRoute] = [WebSocketRoute("/ws", endpoint)]
+    if args.oauth_issuer:
+        base = f"http://127.0.0.1:{args.port}"
+        OAUTH.update(
+            issuer=args.oauth_issuer.rstrip("/"),
+            resource=f"{base}/ws",
+            metadata=f"{base}/.well-known/oauth-protected-resource/ws",
+        )
+
+        async def metadata(request: Request) -> Response:
+            return JSONResponse(
+                {
+                    "resource": OAUTH["resource"],
+                    "authorization_servers": [OAUTH["issuer"]],
+                    "scopes_supported": ["mcp:read", "mcp:write"],
+                }
+            )
+
+        async def upgrades(request: Request) -> Response:
+            return JSONResponse({"upgrades": dict(UPGRADES), "clients": CLIENTS})
+
+        routes += [
+            Route("/.well-known/oauth-protected-resource/ws", metadata, methods=["GET"]),
+            Route("/control/upgrades", upgrades, methods=["GET"]),
+        ]
+    app = Starlette(routes=routes)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", ws="websockets-sansio")
 
 
