@@ -57,6 +57,9 @@ package actor ConfigStore {
         }
     }
 
+    /// The document as a restart would load it (references unexpanded): what the bundle sweep searches.
+    package func serializedDocument() -> [UInt8] { document.serialized() }
+
     /// A store whose config is shared with other replicas through `shared`, starting at `snapshot` (what
     /// ``SharedConfig/loadOrSeed()`` returned); there is no file to write.
     package init(

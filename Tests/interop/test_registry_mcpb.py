@@ -128,6 +128,24 @@ def test_a_bundle_is_downloaded_checked_unpacked_and_run(mcpb_gateway, served):
     assert anyio.run(call) == "hey BUNDLE!"
 
 
+def test_a_bundle_is_removed_with_the_last_server_that_runs_it(mcpb_gateway, served):
+    (gw, data), (www, base) = mcpb_gateway, served
+    digest = make_bundle(www / "bundled.mcpb")
+    for sid in ("first", "second"):
+        r = api(gw, "POST", f"/servers?id={sid}", json=server_json(f"{base}/bundled.mcpb", digest))
+        assert r.status_code == 201, r.text
+    folder = data / "bundles" / digest
+    stray = data / "bundles" / "not-a-bundle"
+    stray.mkdir()
+
+    assert api(gw, "DELETE", "/servers/first").status_code == 204
+    assert (folder / "server.py").is_file(), "the bundle went while another server still runs it"
+    assert api(gw, "DELETE", "/servers/second").status_code == 204
+    assert not folder.exists(), "the bundle stayed after its last server was removed"
+    assert stray.is_dir(), "a folder the installer did not make was removed"
+    assert "unused bundles removed" in gw.log_text() and digest in gw.log_text()
+
+
 def test_a_wrong_digest_is_refused_naming_the_field_and_nothing_is_kept(mcpb_gateway, served):
     (gw, data), (www, base) = mcpb_gateway, served
     digest = make_bundle(www / "bundled.mcpb")

@@ -34,6 +34,7 @@ extension AdminAPI {
                 "added": "\(changes.added)", "removed": "\(changes.removed)", "restarted": "\(changes.restarted)",
             ]
         )
+        await sweepBundles()
         let (saved, etag) = await store.redactedDocument()
         let body: JSONValue = [
             "config": Self.withServersSection(saved),

@@ -22,6 +22,9 @@ extension AdminAPI {
         }
         var entry = conversion.entry
         var notes = conversion.notes
+        // The bundle is held from its download until the entry naming it is in the config (or refused).
+        if let bundle = conversion.bundle { BundleSweep.hold(bundle.sha256) }
+        defer { if let bundle = conversion.bundle { BundleSweep.release(bundle.sha256) } }
         if let bundle = conversion.bundle {
             (entry, notes) = try await installed(bundle, notes: notes)
         }

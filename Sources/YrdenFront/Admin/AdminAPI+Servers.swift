@@ -52,6 +52,7 @@ extension AdminAPI {
             throw AdminProblem(error, title: Self.entryTitle, subject: "server entry")
         }
         logger.info("admin API: server replaced", metadata: ["server": "\(id)", "restarted": "\(restarted)"])
+        await sweepBundles()
         return try await answer(200, viewOf: id)
     }
 
@@ -95,6 +96,7 @@ extension AdminAPI {
             throw AdminProblem(error, title: Self.entryTitle, subject: "server entry")
         }
         logger.info("admin API: server removed", metadata: ["server": "\(id)"])
+        await sweepBundles()
         return HTTPResponse(status: 204)
     }
 
