@@ -52,7 +52,9 @@ from harness import (
     text_of,
     wait_until,
 )
+from oauth_peer import OAuthServer, oauth_server  # noqa: F401 (oauth_server is a fixture)
 from otlp_receiver import OtlpReceiver, Span, black_hole
+from test_oauth_gateway import Rig, rig, whoami  # noqa: F401 (rig is a fixture)
 
 TRACED_SERVER = INTEROP_DIR / "servers" / "traced_server.py"
 SERVICE = "yrden-under-test"
@@ -709,6 +711,27 @@ async def test_a_config_change_is_a_span(traced, receiver):
             what=f"the {change} span",
         )
         assert span.kind == "INTERNAL", span
+
+
+async def test_an_oauth_refresh_is_a_span(rig: Rig, oauth_server, receiver):
+    """A server's access token expires; the next call makes the gateway refresh it: an ``oauth.refresh`` span
+    naming the server. Tracing comes from the standard variables here (the rig writes the config)."""
+    peer: OAuthServer = oauth_server()
+    gw = rig.start({"tasks": peer}, env={"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_SERVICE_NAME": "oauth-rig"})
+    await rig.sign_in(gw, "tasks")
+    async with mcp_session(gw.url, mode="legacy") as session:
+        await session.wait_for_tools({"tasks__whoami"})
+        first = await whoami(session, "tasks")
+        assert peer.expire_access_tokens() >= 1
+        assert await whoami(session, "tasks") == first
+    assert peer.stats()["token_requests"].get("refresh_token", {}).get("ok", 0) >= 1, "no refresh happened"
+    (refresh,) = await receiver.wait_for(
+        lambda s: s.service == "oauth-rig" and s.name == "oauth.refresh", what="the oauth.refresh span"
+    )
+    assert refresh.kind == "INTERNAL", refresh
+    assert refresh.attributes.get("yrden.server") == "tasks", refresh.attributes
+    assert refresh.attributes.get("yrden.outcome") == "ok" and refresh.status != "ERROR", refresh
+    rig.assert_no_leaks()
 
 
 BAD_TELEMETRY = {
