@@ -38,10 +38,12 @@ browser-deps:
 	fi
 
 # What the team-gateway tests run for real: PostgreSQL (started by the tests in a temp dir), haproxy, and podman
-# (with runc and debootstrap, to build the image without a registry).
-SERVICE_PACKAGES := postgresql haproxy podman runc debootstrap
+# (with runc and debootstrap, to build the image without a registry), and openssl, which makes the private CA of
+# the wss:// tests.
+SERVICE_PACKAGES := postgresql haproxy podman runc debootstrap openssl
 service-deps:
 	@if ! command -v haproxy >/dev/null 2>&1 || ! command -v podman >/dev/null 2>&1 || ! command -v debootstrap >/dev/null 2>&1 \
+		|| ! command -v openssl >/dev/null 2>&1 \
 		|| ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		echo "installing $(SERVICE_PACKAGES)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

@@ -55,11 +55,15 @@ package struct YrdenApplication: Sendable {
     ) async throws -> Result {
         // The allocator's process-wide tuning, and the trim the engine asks for when large work freed memory.
         GlibcHeap.install()
-        return try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration) { httpClient in
+        let trust: UpstreamTrust
+        do { trust = try UpstreamTrust(environment: loaded.environment) } catch {
+            throw StartupRefusal(message: error.message)
+        }
+        return try await HTTPClient.withHTTPClient(configuration: Self.upstreamHTTPConfiguration(trust)) { httpClient in
             let credentials = try OAuthSetup(loaded: loaded, logger: logger)
                 .credentials(httpClient: httpClient, shared: shared)
             var connector = UpstreamConnector(
-                channels: LiveChannels(httpClient: httpClient),
+                channels: LiveChannels(httpClient: httpClient, trust: trust),
                 credentials: credentials,
                 withheldEnvironment: WithheldEnvironment(
                     loaded.document.secretVariables,
@@ -75,16 +79,18 @@ package struct YrdenApplication: Sendable {
     /// to another host), connecting is bounded, and there is no read timeout: SSE streams stay open, and each
     /// request carries its own deadline instead. A refused connection fails at once instead of being retried
     /// for the whole connect timeout: the transport retries what is safe itself, with backoff, and a server
-    /// that went away is noticed in a second. Streams hold a connection each, hence the larger pool.
-    package static let upstreamHTTPConfiguration: HTTPClient.Configuration = {
+    /// that went away is noticed in a second. Streams hold a connection each, hence the larger pool. TLS
+    /// verifies against `trust`'s roots.
+    package static func upstreamHTTPConfiguration(_ trust: UpstreamTrust) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
+            tlsConfiguration: trust.tlsConfiguration,
             redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(10)),
             connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         )
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
-    }()
+    }
 
     private func run(connector: UpstreamConnector, credentials: OAuthCredentials, shared: SharedState?) async throws {
         let telemetry = TelemetrySetup(

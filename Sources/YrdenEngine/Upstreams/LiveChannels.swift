@@ -7,9 +7,12 @@ package struct LiveChannels: UpstreamChannelFactory {
     /// `nil` in a gateway built without one (tests of the engine alone): HTTP upstreams then fail to connect
     /// with a message that says so.
     package var httpClient: HTTPClient?
+    /// The roots `wss://` servers are verified against; nil: the system's.
+    package var trust: UpstreamTrust?
 
-    package init(httpClient: HTTPClient? = nil) {
+    package init(httpClient: HTTPClient? = nil, trust: UpstreamTrust? = nil) {
         self.httpClient = httpClient
+        self.trust = trust
     }
 
     package func open(
@@ -24,7 +27,8 @@ package struct LiveChannels: UpstreamChannelFactory {
             return StreamableHTTPChannel(endpoint: endpoint, client: try remoteClient(), handler: handler)
         case .legacySSE(let endpoint):
             return LegacySSEChannel(endpoint: endpoint, client: try remoteClient(), handler: handler)
-        case .webSocket(let endpoint):
+        case .webSocket(var endpoint):
+            endpoint.tls = trust?.webSocketContext
             // The shared HTTP client's event loops carry WebSocket connections too: no threads of their own.
             return WebSocketChannel(endpoint: endpoint, group: try remoteClient().eventLoopGroup, handler: handler)
         }

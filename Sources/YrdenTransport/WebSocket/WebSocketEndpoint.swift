@@ -1,4 +1,5 @@
 import FoundationEssentials
+import NIOSSL
 
 /// Where and how to reach one upstream over WebSocket: one JSON-RPC message per text message, subprotocol `mcp`.
 package struct WebSocketEndpoint: Sendable {
@@ -20,6 +21,8 @@ package struct WebSocketEndpoint: Sendable {
     package var maxQueuedBytes: Int
     /// Supplies `Authorization` for the upgrade request of a server that signs in (OAuth); asked at each connect.
     package var authorizer: (any UpstreamAuthorizer)?
+    /// The TLS context of `wss://` (the gateway's ``UpstreamTrust``); nil verifies against the system's roots.
+    package var tls: NIOSSLContext?
 
     package init(
         url: String,

@@ -42,7 +42,7 @@ enum WebSocketUpgrade {
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestTarget, headers: headers)
         let tls: NIOSSLContext?
         do {
-            tls = target.secure ? try tlsContext.get() : nil
+            tls = target.secure ? try endpoint.tls ?? tlsContext.get() : nil
         } catch {
             throw UpstreamError(.network, "TLS could not be set up for wss://: \(error)")
         }

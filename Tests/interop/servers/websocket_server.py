@@ -5,6 +5,8 @@ under ``.venv-1x`` (``mcp==1.26.0`` with ``websockets``, pinned in ``requirement
 ``python websocket_server.py --port P``: it serves MCP at ``ws://127.0.0.1:P/ws`` with the ``mcp``
 subprotocol. When ``WS_SERVER_TOKEN`` is set, an upgrade without ``Authorization: Bearer <token>`` gets 403.
 
+With ``--tls-cert FILE --tls-key FILE`` it serves ``wss://`` instead.
+
 With ``--oauth-issuer URL`` it is an OAuth-protected resource instead: RFC 9728 metadata at
 ``/.well-known/oauth-protected-resource/ws`` names ``http://127.0.0.1:P/ws`` as the resource and that issuer (the
 interop tests' ``oauth_server.py``, started with ``--extra-resource`` for it) as its authorization server; an
@@ -99,6 +101,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--oauth-issuer", help="the authorization server whose tokens the upgrade must carry")
+    parser.add_argument("--tls-cert", help="serve wss:// with this PEM certificate chain (and --tls-key)")
+    parser.add_argument("--tls-key", help="the certificate's PEM private key")
     args = parser.parse_args()
     routes: list[Route | WebSocketRoute] = [WebSocketRoute("/ws", endpoint)]
     if args.oauth_issuer:
@@ -126,7 +130,15 @@ def main() -> None:
             Route("/control/upgrades", upgrades, methods=["GET"]),
         ]
     app = Starlette(routes=routes)
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", ws="websockets-sansio")
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=args.port,
+        log_level="warning",
+        ws="websockets-sansio",
+        ssl_certfile=args.tls_cert,
+        ssl_keyfile=args.tls_key,
+    )
 
 
 if __name__ == "__main__":
