@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import signal
 import socket
 import struct
 import subprocess
@@ -19,7 +20,7 @@ import httpx2
 import pytest
 import websocket
 
-from harness import INTEROP_DIR, PYTHON, REPO_ROOT, SAMPLE_SERVER, clean_env, wait_until
+from harness import INTEROP_DIR, MODERN_VERSION, PYTHON, REPO_ROOT, SAMPLE_SERVER, clean_env, wait_until
 
 VENV_1X = REPO_ROOT / ".venv-1x" / "bin" / "python"
 CLIENT = INTEROP_DIR / "clients" / "client_1x_websocket.py"
@@ -281,3 +282,63 @@ def test_many_sockets_come_and_go_and_leave_no_descriptor_behind(gateway, yrden)
         ws.close()
     wait_until(lambda: sessions(gw) == 0, 20, "every session ended with its socket")
     wait_until(lambda: open_fds(gw.pid) <= baseline, 20, f"the gateway's descriptors back to {baseline}")
+
+
+def test_bytes_sent_right_behind_the_upgrade_request_are_read_first(gateway, yrden):
+    """A client may send its first message in the same write as the upgrade request: libmicrohttpd has read it
+    already and hands it over with the socket."""
+    gw = gateway(config(yrden))
+    sock = socket.create_connection(("127.0.0.1", gw.port), timeout=20)
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{gw.port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+        f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: {key}\r\n\r\n"
+    )
+    sock.sendall(request.encode() + masked_text(INITIALIZE.encode()))
+    received = b""
+    while b'"protocolVersion"' not in received:
+        chunk = sock.recv(65536)
+        assert chunk, f"the socket closed before the initialize answer: {received!r}"
+        received += chunk
+    assert received.startswith(b"HTTP/1.1 101")
+    assert b"sec-websocket-protocol" not in received.lower(), "no subprotocol offered, none chosen"
+    sock.close()
+
+
+def test_a_client_holds_no_more_sockets_than_sessions(gateway, yrden):
+    gw = gateway(config(yrden, maxSessionsPerClient=2))
+    first, second = initialized(gw), initialized(gw)
+    with pytest.raises(websocket.WebSocketBadStatusException) as refused:
+        connect(gw)
+    assert refused.value.status_code == 503
+    assert b"maxSessionsPerClient" in refused.value.resp_body
+    first.close()
+    wait_until(lambda: sessions(gw) == 1, 10, "the first socket's session ended")
+    third = initialized(gw)
+    third.close()
+    second.close()
+
+
+def test_shutdown_says_going_away_to_open_sockets_and_exits_cleanly(gateway, yrden):
+    gw = gateway(config(yrden))
+    ws = initialized(gw)
+    gw.proc.send_signal(signal.SIGTERM)
+    assert close_code(ws) == 1001
+    assert gw.proc.wait(timeout=30) == 0
+    assert not gw.killed
+
+
+def test_a_2026_07_28_client_calls_without_a_session(gateway, yrden):
+    gw = gateway(config(yrden))
+    ws = connect(gw)
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    call = {"name": "demo__echo", "arguments": {"message": "stateless"}, "_meta": envelope}
+    ws.send(rpc(7, "tools/call", call))
+    result = answer(ws, 7)["result"]
+    assert "stateless" in result["content"][0]["text"]
+    assert sessions(gw) == 0, "a 2026-07-28 request stands alone"
+    ws.close()

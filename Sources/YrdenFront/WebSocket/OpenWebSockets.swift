@@ -18,8 +18,32 @@ final class OpenWebSockets: Sendable {
         self.perClientLimit = perClientLimit
     }
 
+    /// One counted socket, released when the last reference goes: the upgrade's closure holds it, and that
+    /// closure is dropped whether or not the socket ever came (a client gone before the `101` was sent).
+    final class Lease: Sendable {
+        private let sockets: OpenWebSockets
+        private let client: ClientKey?
+
+        fileprivate init(_ sockets: OpenWebSockets, _ client: ClientKey?) {
+            self.sockets = sockets
+            self.client = client
+        }
+
+        deinit { sockets.release(client) }
+    }
+
+    /// A counted socket, or why one may not open now.
+    func lease(_ client: ClientKey?) -> Result<Lease, Refusal> {
+        if let refusal = take(client) { return .failure(Refusal(reason: refusal)) }
+        return .success(Lease(self, client))
+    }
+
+    struct Refusal: Error {
+        let reason: String
+    }
+
     /// Why a socket may not open now, or `nil` when it was counted (release it with ``release(_:)``).
-    func take(_ client: ClientKey?) -> String? {
+    private func take(_ client: ClientKey?) -> String? {
         counts.withLock { counts in
             guard counts.total < limit else {
                 return "too many open WebSockets (\(limit), gateway.maxSessions); close one and try again"
@@ -36,7 +60,7 @@ final class OpenWebSockets: Sendable {
         }
     }
 
-    func release(_ client: ClientKey?) {
+    private func release(_ client: ClientKey?) {
         counts.withLock { counts in
             counts.total -= 1
             guard let client else { return }

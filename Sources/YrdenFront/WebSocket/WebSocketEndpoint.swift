@@ -40,15 +40,18 @@ struct WebSocketEndpoint: Sendable {
         case .success(let read): handshake = read
         }
         let client = request.clientKey(for: caller)
-        if let full = sockets.take(client) {
-            return FrontResponses.rpcError(503, JSONRPCError(code: -32000, message: full))
+        let lease: OpenWebSockets.Lease
+        switch sockets.lease(client) {
+        case .failure(let full): return FrontResponses.rpcError(503, JSONRPCError(code: -32000, message: full.reason))
+        case .success(let taken): lease = taken
         }
         let endpoint = self
         return HTTPResponse(
             status: 101,
             headers: handshake.headers,
             body: .upgrade { socket in
-                defer { endpoint.sockets.release(client) }
+                // Held until the socket is served; released with the closure even if the socket never came.
+                withExtendedLifetime(lease) {}
                 await endpoint.serve(socket, scope: scope, client: client, caller: caller)
             }
         )
