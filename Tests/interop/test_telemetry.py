@@ -570,11 +570,14 @@ async def test_spans_still_waiting_are_flushed_at_shutdown(yrden, receiver, tmp_
     finally:
         status = gw.stop()
     assert status == 0, f"exit {status}"
-    (server,) = await receiver.wait_for(
-        lambda s: s.trace_id == trace_id and s.service == "flushed" and s.kind == "SERVER",
-        timeout=5,
-        what="the last call's span, flushed at shutdown",
-    )
+    try:
+        (server,) = await receiver.wait_for(
+            lambda s: s.trace_id == trace_id and s.service == "flushed" and s.kind == "SERVER",
+            timeout=5,
+            what="the last call's span, flushed at shutdown",
+        )
+    except TimeoutError as e:
+        raise AssertionError(f"{e}\nthe gateway stopped in {gw.stop_seconds:.2f}s; its log:\n{gw.log_text()[-4000:]}")
     assert server.parent_span_id == span_id
 
 
