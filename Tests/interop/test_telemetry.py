@@ -40,6 +40,7 @@ from harness import (
     LEGACY_VERSION,
     MODERN_VERSION,
     PYTHON,
+    REPO_ROOT,
     Gateway,
     answer_to,
     await_until,
@@ -57,6 +58,8 @@ from otlp_receiver import OtlpReceiver, Span, black_hole
 from test_oauth_gateway import Rig, rig, whoami  # noqa: F401 (rig is a fixture)
 
 TRACED_SERVER = INTEROP_DIR / "servers" / "traced_server.py"
+VENV_1X = REPO_ROOT / ".venv-1x" / "bin" / "python"
+CLIENT_1X = INTEROP_DIR / "clients" / "traced_client_1x.py"
 SERVICE = "yrden-under-test"
 UPSTREAM_SERVICE = "traced-upstream"
 ADMIN_TOKEN = "adm-telemetry-test"
@@ -265,6 +268,24 @@ async def test_a_client_trace_in_meta_runs_through_the_gateway_into_the_upstream
     assert c.get("mcp.protocol.version") == era and c.get("yrden.outcome") == "ok", c
     assert server.resource.get("service.name") == SERVICE
     assert not receiver.errors, receiver.errors
+
+
+@pytest.mark.skipif(not VENV_1X.exists(), reason="make test installs .venv-1x (requirements-1x.txt)")
+@pytest.mark.parametrize("upstream", ["sh", "hm"])
+async def test_an_sdk_1x_host_joins_the_trace(traced, receiver, upstream):
+    """The SDK 1.x, a handshake-era host that knows no tracing, sends ``_meta.traceparent`` as it is given."""
+    trace_id, span_id, traceparent = new_context()
+    called = f"{upstream}__echo"
+    proc = await anyio.run_process(
+        [str(VENV_1X), str(CLIENT_1X), traced.url, called, traceparent], check=False, env=clean_env()
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    said = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    assert said["version"] == LEGACY_VERSION and said["session"], said
+    spans = await receiver.trace(trace_id, {(SERVICE, f"tools/call {called}"), (UPSTREAM_SERVICE, "tools/call echo")})
+    chain = check_joined(spans, trace_id, span_id, called, upstream)
+    assert chain["server"].attributes.get("mcp.session.id") == said["session"], chain["server"].attributes
+    assert seen_by_upstream(said["text"])["meta"]["traceparent"] == chain["client"].traceparent_of
 
 
 @pytest.mark.parametrize("era", ["handshake", "modern"])
