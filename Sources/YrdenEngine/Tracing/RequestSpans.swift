@@ -41,6 +41,9 @@ enum RequestSpans {
             span.set("gen_ai.tool.name", tool)
             span.set("gen_ai.operation.name", "execute_tool")
         }
+        if let uri = request.params?["uri"]?.stringValue, request.method.hasPrefix("resources/") {
+            span.set("mcp.resource.uri", uri)
+        }
         span.set("network.transport", tracer.networkTransport)
         if case .profile(let profile) = session.scope { span.set("yrden.profile", profile) }
         return span
