@@ -6,9 +6,11 @@ spans through the OpenTelemetry SDK and says what trace context reached it). A c
 ``traceparent`` in ``_meta`` (SEP-414) or as an HTTP header; the test then waits for the spans and checks that
 the client's trace id is on every one, the gateway's SERVER span is the client's span's child, and the
 upstream's span is the child of the gateway's CLIENT span: one trace end to end. Clients of both eras (the SDK
-in ``legacy`` and ``auto`` modes, raw requests), upstreams of both eras (stdio and Streamable HTTP, pinned
-``2025-11-25`` and ``2026-07-28``), the parked call of a 2026-07-28 client and a handshake-era upstream, the
-sampler, a dead collector, the collector's headers, JSON logs and a bad ``telemetry`` config.
+2.x in ``legacy`` and ``auto`` modes, the SDK 1.x, raw requests, a host of ``yrden stdio``), upstreams of both
+eras (stdio and Streamable HTTP, pinned ``2025-11-25`` and ``2026-07-28``, and legacy HTTP+SSE), the parked call
+of a 2026-07-28 client and a handshake-era upstream, the sampler, a dead collector and the queue's bound, the
+flush at shutdown, the collector's headers, JSON logs, the ``OTEL_*`` variables, an OAuth refresh, a config
+change and a bad ``telemetry`` config.
 
 Waiting is on the receiver (each export wakes it), never a sleep. Where a test shows that spans were *not*
 exported, it first waits for the spans of a later, sampled call: the gateway exports in the order spans end,
@@ -193,7 +195,7 @@ def metric(text: str, name: str, **labels: str) -> float | None:
 
 def check_joined(spans: list[Span], trace_id: str, client_span: str, called: str, upstream: str) -> dict[str, Span]:
     """The gateway's SERVER, routing and CLIENT spans and the upstream's SERVER span of one ``tools/call``,
-    checked to form one chain: client span → gateway SERVER → (route →) gateway CLIENT → upstream SERVER."""
+    checked to form one chain: client span → gateway SERVER → route → gateway CLIENT → upstream SERVER."""
     assert all(s.trace_id == trace_id for s in spans)
     ours = gateway_spans(spans)
     server = one(ours, "the gateway's request span", kind="SERVER")
@@ -201,16 +203,12 @@ def check_joined(spans: list[Span], trace_id: str, client_span: str, called: str
     up = one(spans, "the upstream's own span", service=UPSTREAM_SERVICE, kind="SERVER")
     assert server.name == f"tools/call {called}", server.name
     assert server.parent_span_id == client_span, "the gateway's SERVER span is not the child of the client's span"
-    routes = [s for s in ours if s.name == "route"]
-    if routes:
-        (route,) = routes
-        assert route.kind == "INTERNAL", route
-        assert route.parent_span_id == server.span_id, "the routing span is not the request span's child"
-        assert client.parent_span_id == route.span_id, "the upstream span is not the routing span's child"
-        assert route.attributes.get("yrden.server") == upstream, route.attributes
-        assert route.attributes.get("yrden.tool.upstream_name") == "echo", route.attributes
-    else:
-        assert client.parent_span_id == server.span_id, "the upstream span is not the request span's child"
+    route = one(ours, "the routing decision", name="route")
+    assert route.kind == "INTERNAL", route
+    assert route.parent_span_id == server.span_id, "the routing span is not the request span's child"
+    assert client.parent_span_id == route.span_id, "the upstream span is not the routing span's child"
+    assert route.attributes.get("yrden.server") == upstream, route.attributes
+    assert route.attributes.get("yrden.tool.upstream_name") == "echo", route.attributes
     assert up.parent_span_id == client.span_id, "the upstream's span is not the child of the gateway's CLIENT span"
     assert server.start_ns <= client.start_ns <= client.end_ns <= server.end_ns, (
         "the CLIENT span is not inside the SERVER span"
