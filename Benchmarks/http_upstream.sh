@@ -26,11 +26,19 @@ median_of_rounds() {
     | awk '{ n += $1 } END { print n }')
 }
 
-# measure_pair LABEL UPSTREAM_URL TOOL: the clients at UPSTREAM_URL (LABEL.direct) and at a yrden fronting it as
-# server `remote` (LABEL.through). The sequential runs alternate, ROUNDS of each, and report the medians, so a
-# drift in the machine's load falls on both sides alike. The upstream must already be serving.
+# context_switches PID -> voluntary + involuntary context switches of the process's live threads so far
+context_switches() {
+  cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(nonv|v)oluntary_ctxt_switches/ { n += $2 } END { print n + 0 }'
+}
+
+# measure_pair LABEL UPSTREAM_URL TOOL UPSTREAM_PID: the clients at UPSTREAM_URL (LABEL.direct) and at a yrden
+# fronting it as server `remote` (LABEL.through). The sequential runs alternate, ROUNDS of each, and report the
+# medians, so a drift in the machine's load falls on both sides alike. The upstream must already be serving.
+# Under wrk it also records the CPU per call (µs, 64 connections) of the process that answers the clients (the
+# upstream directly, the fronting yrden through it) and the fronting yrden's context switches per call (16 and
+# 64 connections): figures that a loaded machine moves far less than calls/s and latency.
 measure_pair() {
-  local label=$1 upstream=$2 tool=$3 r
+  local label=$1 upstream=$2 tool=$3 upstream_pid=$4 r switches
   local direct_url=$upstream direct_sid through_url through_sid
   URL=$direct_url; direct_sid=$(session)
   remote_config "$OUT/remote.json" remote "$upstream"
@@ -43,8 +51,12 @@ measure_pair() {
   done
   median_of_rounds "$label.direct" c1_rps p50 p99
   median_of_rounds "$label.through" c1_rps p50 p99
-  URL=$direct_url SID=$direct_sid measure_wrk "$label.direct" "$tool"
-  URL=$through_url SID=$through_sid measure_wrk "$label.through" "remote__$tool"
+  URL=$direct_url SID=$direct_sid CPU_PID=$upstream_pid measure_wrk "$label.direct" "$tool"
+  switches=$(context_switches "$GW_PID")
+  URL=$through_url SID=$through_sid CPU_PID=$GW_PID measure_wrk "$label.through" "remote__$tool"
+  R[$label.through.ctx]=$(awk -v s=$(( $(context_switches "$GW_PID") - switches )) \
+    -v n=$(( ${R[$label.through.n16]:-0} + ${R[$label.through.n64]:-0} )) 'BEGIN { printf (n > 0 ? "%.1f" : "n/a"), s / n }')
+  R[$label.direct.ctx]=""
   stop
 }
 
@@ -53,11 +65,11 @@ echo "yrden $("$YRDEN" --version) on $(nproc) cores; HTTP upstreams; wrk ${DUR}s
   "1 client: medians of $ROUNDS alternating runs of $CALLS calls" >&2
 config "$OUT/one.json" 1 "$OUT/echo_upstream" 0
 start "$OUT/one.json"
-measure_pair yrden "$URL" up0__echo
+measure_pair yrden "$URL" up0__echo "$GW_PID"
 PAIRS=(yrden)
 if [ -x "$PYTHON_VENV/bin/python" ]; then
   start_python_upstream
-  measure_pair python "$PY_URL" pid
+  measure_pair python "$PY_URL" pid "$PY_PID"
   PAIRS+=(python)
 else
   echo "no Python venv at $PYTHON_VENV: skipping the Python SDK upstream" >&2
@@ -84,3 +96,5 @@ cells=(); for p in "${PAIRS[@]}"; do
   for side in direct through; do cells+=("${R[$p.$side.errors]}/${R[$p.$side.bad16]}/${R[$p.$side.bad64]}"); done
 done
 row "failed calls (seq / c16 / c64)" "${cells[@]}"
+figures_row "CPU µs per call, 64 clients" cpu64
+figures_row "yrden's context switches per call" ctx

@@ -225,12 +225,12 @@ wait_for_tool() {
 }
 
 # start_python_upstream -> the SDK's HTTP server (of PYTHON_VENV) on a free port; sets PY_URL once it answers
-# tools/list
+# tools/list, and PY_PID
 start_python_upstream() {
   local port; port=$(free_port)
   "$PYTHON_VENV/bin/python" "$ROOT/Tests/interop/servers/http_server.py" --port "$port" --json-response --stateless \
     2>>"$OUT/python_upstream.log" &
-  PIDS+=("$!")
+  PY_PID=$!; PIDS+=("$PY_PID")
   PY_URL="http://127.0.0.1:$port/mcp"
   for _ in $(seq 1 600); do
     if curl -sf -X POST "$PY_URL" -H 'Accept: application/json, text/event-stream' -H 'Content-Type: application/json' \
