@@ -13,6 +13,8 @@ package final class SpanQueue: Sendable {
         var spans: [SpanRecord] = []
         var droppedQueueFull: UInt64 = 0
         var waiter: CheckedContinuation<Void, Never>?
+        /// The exporter is stopping: every wait from now on returns at once.
+        var woken = false
     }
 
     package init(limit: Int = 2_048, batchSize: Int = 512) {
@@ -52,13 +54,23 @@ package final class SpanQueue: Sendable {
     /// Spans dropped because the queue was full, since the start.
     package var droppedQueueFull: UInt64 { state.withLock { $0.droppedQueueFull } }
 
+    /// Ends the exporter's wait now and every later one at once (it is stopping and sends what is left).
+    package func wake() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.woken = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
     /// Returns when a full batch waits, or at once when one already does, or when the task is cancelled.
     /// One waiter at a time (the exporter).
     package func waitForBatch() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow = state.withLock { state -> Bool in
-                    if state.spans.count >= batchSize || Task.isCancelled { return true }
+                    if state.spans.count >= batchSize || state.woken || Task.isCancelled { return true }
                     state.waiter = continuation
                     return false
                 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A W3C trace id: 16 bytes, never all zero (an all-zero id is invalid and means "none").
 package struct TraceID: Sendable, Hashable {
     /// The first 8 bytes, big-endian.
@@ -10,11 +12,10 @@ package struct TraceID: Sendable, Hashable {
         self.low = low
     }
 
-    /// A new random id (the system generator; never all zero).
+    /// A new random id (never all zero).
     package static func random() -> TraceID {
-        var generator = SystemRandomNumberGenerator()
         while true {
-            let id = TraceID(high: generator.next(), low: generator.next())
+            let id = TraceID(high: IDRandom.next(), low: IDRandom.next())
             if id.isValid { return id }
         }
     }
@@ -45,9 +46,8 @@ package struct SpanID: Sendable, Hashable {
     package init(_ value: UInt64) { self.value = value }
 
     package static func random() -> SpanID {
-        var generator = SystemRandomNumberGenerator()
         while true {
-            let value: UInt64 = generator.next()
+            let value = IDRandom.next()
             if value != 0 { return SpanID(value) }
         }
     }
@@ -61,6 +61,43 @@ package struct SpanID: Sendable, Hashable {
     }
 
     package var bytes: [UInt8] { HexDigits.bigEndian(value) }
+}
+
+/// The ids' random numbers: xoshiro256** seeded once from the system's generator. Ids need to be unique
+/// and unpredictable enough to sample by, not secret; a `getrandom` call per id was 1.5 % of a traced call.
+enum IDRandom {
+    private static let state = Mutex(Xoshiro256StarStar())
+
+    static func next() -> UInt64 { state.withLock { $0.next() } }
+}
+
+/// xoshiro256** (Blackman and Vigna), seeded from `SystemRandomNumberGenerator`.
+struct Xoshiro256StarStar {
+    private var s0: UInt64
+    private var s1: UInt64
+    private var s2: UInt64
+    private var s3: UInt64
+
+    init() {
+        var system = SystemRandomNumberGenerator()
+        repeat {
+            (s0, s1, s2, s3) = (system.next(), system.next(), system.next(), system.next())
+        } while s0 | s1 | s2 | s3 == 0
+    }
+
+    mutating func next() -> UInt64 {
+        let result = rotate(s1 &* 5, 7) &* 9
+        let t = s1 << 17
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= t
+        s3 = rotate(s3, 45)
+        return result
+    }
+
+    private func rotate(_ x: UInt64, _ k: UInt64) -> UInt64 { (x << k) | (x >> (64 - k)) }
 }
 
 /// Lowercase hex of fixed width, the only form W3C trace context allows.

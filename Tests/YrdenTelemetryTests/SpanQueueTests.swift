@@ -70,3 +70,16 @@ import YrdenTelemetry
         #expect(tracer.queue.count == 1)
     }
 }
+
+@Suite struct SpanQueueWakeTests {
+    @Test func aStoppingExporterIsWokenAndLaterWaitsReturnAtOnce() async {
+        let queue = SpanQueue(limit: 10, batchSize: 2)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await queue.waitForBatch() }
+            queue.wake()
+            await group.next()
+        }
+        await queue.waitForBatch()  // would wait for a batch that never comes
+        #expect(queue.count == 0)
+    }
+}

@@ -31,15 +31,21 @@ struct OTLPExporter: Service, CustomStringConvertible {
 
     func run() async throws {
         let meters = ExportMeters(metrics: metrics)
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
+        // Stopped by a flag, not by cancellation: a cancelled wait returned into a `take()` whose batch was then
+        // never sent, and a cancelled POST loses its batch too (the shutdown's last spans, 1 run in 6).
+        await withGracefulShutdownHandler {
+            while !meters.isStopping, !Task.isCancelled {
                 await waitForBatchOrInterval()
                 var batch = tracer.queue.take()
-                while !batch.isEmpty, !Task.isCancelled {
+                while !batch.isEmpty {
                     await send(batch, within: Self.deadline, meters)
-                    batch = tracer.queue.count >= tracer.queue.batchSize ? tracer.queue.take() : []
+                    let more = !meters.isStopping && tracer.queue.count >= tracer.queue.batchSize
+                    batch = more ? tracer.queue.take() : []
                 }
             }
+        } onGracefulShutdown: {
+            meters.stop()
+            tracer.queue.wake()
         }
         // The last spans (the shutdown's own among them), in one bounded pass.
         let end = NIODeadline.now() + Self.finalFlush
@@ -95,6 +101,12 @@ private final class ExportMeters: Sendable {
     let queueFull: Counter
     let exportFailed: Counter
     private let state = Mutex((countedQueueFull: UInt64(0), warned: false))
+    private let stopping = Atomic<Bool>(false)
+
+    /// Graceful shutdown began: the loop ends after the batch in hand, and the final flush sends the rest.
+    var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    func stop() { stopping.store(true, ordering: .releasing) }
 
     init(metrics: PrometheusCollectorRegistry) {
         exported = metrics.makeCounter(name: OTLPExporter.exportedMetric, help: "Spans the OTLP collector accepted")
