@@ -58,6 +58,9 @@ from harness import (
 from oauth_peer import OAuthServer, oauth_server  # noqa: F401 (oauth_server is a fixture)
 from otlp_receiver import OtlpReceiver, Span, black_hole
 from test_oauth_gateway import Rig, rig, whoami  # noqa: F401 (rig is a fixture)
+from test_per_user import ALICE, BOB, client_id_of, operator_signs_in, whoami_as
+from test_per_user import ADMIN_TOKEN as PER_USER_ADMIN
+from test_per_user_sign_in import signed_in
 
 TRACED_SERVER = INTEROP_DIR / "servers" / "traced_server.py"
 VENV_1X = REPO_ROOT / ".venv-1x" / "bin" / "python"
@@ -246,8 +249,9 @@ async def test_a_client_trace_in_meta_runs_through_the_gateway_into_the_upstream
     server, client = chain["server"], chain["client"]
 
     assert seen["meta"] == {"traceparent": client.traceparent_of, "tracestate": "client=1"}, seen
-    if transport != "stdio":
+    if transport == "http":
         assert seen["http"] == {"traceparent": client.traceparent_of, "tracestate": "client=1"}, seen
+    # A legacy SSE upstream gets `_meta` only: README's Tracing section lists its POST's headers as not built.
     assert seen["trace_id"] == trace_id
 
     a = server.attributes
@@ -735,7 +739,11 @@ async def test_a_config_change_is_a_span(traced, receiver):
         assert span.kind == "INTERNAL", span
 
 
-async def test_an_oauth_refresh_is_a_span(rig: Rig, oauth_server, receiver):
+@pytest.mark.xfail(
+    strict=True,
+    reason="the server's own OAuth refresh is not traced yet: README's oauth.refresh is a user's token after a 401",
+)
+async def test_a_servers_oauth_refresh_is_a_span(rig: Rig, oauth_server, receiver):
     """A server's access token expires; the next call makes the gateway refresh it: an ``oauth.refresh`` span
     naming the server. Tracing comes from the standard variables here (the rig writes the config)."""
     peer: OAuthServer = oauth_server()
@@ -754,6 +762,36 @@ async def test_an_oauth_refresh_is_a_span(rig: Rig, oauth_server, receiver):
     assert refresh.attributes.get("yrden.server") == "tasks", refresh.attributes
     assert refresh.attributes.get("yrden.outcome") == "ok" and refresh.status != "ERROR", refresh
     rig.assert_no_leaks()
+
+
+async def test_a_users_oauth_refresh_is_a_span_of_their_call(oauth_server, gateway, receiver, tmp_path):
+    """A ``perUser`` server refuses a user's access token; the gateway refreshes it inside the call that was
+    refused: an ``oauth.refresh`` span naming the server, under that call's request span."""
+    peer: OAuthServer = oauth_server()
+    config = {
+        "gateway": {"clientTokens": [ALICE, BOB]},
+        "telemetry": telemetry(receiver.url, serviceName="oauth-user"),
+        "mcpServers": {"tasks": {"url": peer.url, "auth": {"type": "oauth", "perUser": True}}},
+    }
+    gw = gateway(config, extra_args=("--data-dir", str(tmp_path / "data")), env={"YRDEN_ADMIN_TOKEN": PER_USER_ADMIN})
+    await operator_signs_in(gw, "tasks")
+    alice_client = await signed_in(gw, ALICE)
+    assert peer.revoke_client_tokens(alice_client) >= 1
+    assert client_id_of(await whoami_as(gw, ALICE)) == alice_client
+    assert peer.stats()["refreshes_by_client"] == {alice_client: 1}
+    (refresh,) = await receiver.wait_for(
+        lambda s: s.service == "oauth-user" and s.name == "oauth.refresh", what="the oauth.refresh span"
+    )
+    assert refresh.kind == "INTERNAL", refresh
+    assert refresh.attributes.get("yrden.server") == "tasks", refresh.attributes
+    assert refresh.attributes.get("yrden.outcome") == "ok" and refresh.status != "ERROR", refresh
+    (call,) = await receiver.wait_for(
+        lambda s: s.trace_id == refresh.trace_id and s.service == "oauth-user" and s.kind == "SERVER",
+        what="the refused call's request span",
+    )
+    by_id = {s.span_id: s for s in receiver.in_trace(refresh.trace_id)}
+    assert call in ancestors(refresh, by_id), "the refresh is not inside the call that needed it"
+    assert call.name == "tools/call tasks__whoami", call
 
 
 BAD_TELEMETRY = {
