@@ -22,10 +22,20 @@ package final class LegacySSEChannel: UpstreamChannel {
     }
 
     package func send(_ frame: [UInt8]) throws(UpstreamError) {
-        guard connection.isOpen, case .enqueued = outbox.yield(OutboundFrame(frame)) else {
+        try send(frame, headers: [])
+    }
+
+    /// A frame with the W3C trace context headers of its request (`traceparent`, `tracestate`) on its POST; a
+    /// request's other headers (a caller's own credentials) are not carried over this transport.
+    package func send(_ frame: [UInt8], headers: [(name: String, value: String)]) throws(UpstreamError) {
+        var outbound = OutboundFrame(frame)
+        outbound.extraHeaders = headers.filter { Self.traceHeaders.contains($0.name.lowercased()) }
+        guard connection.isOpen, case .enqueued = outbox.yield(outbound) else {
             throw UpstreamError(.notConnected, "the connection to the server was closed")
         }
     }
+
+    private static let traceHeaders: Set<String> = ["traceparent", "tracestate"]
 
     /// Stops every request and the stream; closing the stream ends the session on the server.
     package func close() async {

@@ -24,6 +24,7 @@ extension LegacySSEConnection {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in endpoint.headers { request.headers.replaceOrAdd(name: name, value: value) }
+        for (name, value) in frame.extraHeaders { request.headers.replaceOrAdd(name: name, value: value) }
         request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
         request.body = .bytes(frame.bytes)
         let response: HTTPClientResponse
