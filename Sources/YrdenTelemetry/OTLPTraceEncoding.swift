@@ -13,6 +13,7 @@ package enum OTLPTraceEncoding {
         scopeVersion: String = ""
     ) -> [UInt8] {
         var writer = ProtobufWriter()
+        writer.reserve(spans.count * 512 + 128)
         writer.messageField(1) { resourceSpans in  // ExportTraceServiceRequest.resource_spans
             resourceSpans.messageField(1) { resource in  // ResourceSpans.resource
                 resource.messageField(1) { keyValue(&$0, SpanAttribute("service.name", serviceName)) }

@@ -4,6 +4,8 @@
 struct ProtobufWriter {
     private(set) var bytes: [UInt8] = []
 
+    mutating func reserve(_ capacity: Int) { bytes.reserveCapacity(capacity) }
+
     private enum WireType: UInt64 {
         case varint = 0
         case fixed64 = 1
@@ -77,12 +79,23 @@ struct ProtobufWriter {
         bytes.append(contentsOf: value.utf8)
     }
 
-    /// A nested message, written into its own writer first for its length.
+    /// A nested message, written in place; its length is put in front once known (a few bytes moved, rather
+    /// than a buffer of its own per message: a span has a dozen nested messages).
     mutating func messageField(_ field: UInt64, _ write: (inout ProtobufWriter) -> Void) {
-        var nested = ProtobufWriter()
-        write(&nested)
         tag(field, .lengthDelimited)
-        varint(UInt64(nested.bytes.count))
-        bytes.append(contentsOf: nested.bytes)
+        let start = bytes.count
+        write(&self)
+        var length = UInt64(bytes.count - start)
+        var prefixCount = 1
+        var rest = length >> 7
+        while rest > 0 {
+            prefixCount += 1
+            rest >>= 7
+        }
+        bytes.insert(contentsOf: repeatElement(0, count: prefixCount), at: start)
+        for index in start..<(start + prefixCount) {
+            bytes[index] = UInt8(truncatingIfNeeded: length & 0x7F) | (index < start + prefixCount - 1 ? 0x80 : 0)
+            length >>= 7
+        }
     }
 }

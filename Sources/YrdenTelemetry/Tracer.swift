@@ -8,6 +8,8 @@ package final class Tracer: Sendable {
     package let queue: SpanQueue
     /// The downstream transport's `network.transport`: `tcp` for HTTP, `pipe` for `yrden stdio`.
     package let networkTransport: String
+    /// Room for the attributes a request's span gets (a SERVER span has up to ten).
+    static let typicalAttributes = 12
 
     package init(
         serviceName: String,
@@ -38,7 +40,7 @@ package final class Tracer: Sendable {
             traceState: parent?.traceState
         )
         guard sampled else { return TraceSpan(context: context, record: nil) }
-        let record = SpanRecord(
+        var record = SpanRecord(
             context: context,
             parentSpanID: parent?.spanID,
             name: name,
@@ -46,6 +48,7 @@ package final class Tracer: Sendable {
             startNanos: WallNanos.now(),
             attributes: attributes
         )
+        record.attributes.reserveCapacity(Self.typicalAttributes)  // one allocation, not one per doubling
         return TraceSpan(context: context, record: record)
     }
 
