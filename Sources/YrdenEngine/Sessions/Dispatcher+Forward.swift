@@ -46,13 +46,23 @@ extension Dispatcher {
         _ context: ForwardContext,
         isToolCall: Bool = false
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
-        var context = context
-        var routing: TraceSpan?
-        if let tracer, let parent = context.trace {
-            routing = RequestSpans.route(tracer, parent: parent, route)
-            context.trace = routing?.context
+        guard let tracer, let parent = context.trace else {
+            return try await forwardRouted(request, renamedTo: route, context, isToolCall: isToolCall)
         }
-        defer { if let routing { tracer?.end(routing) } }
+        // Traced: the routing decision is a span, parent of what goes upstream.
+        let routing = RequestSpans.route(tracer, parent: parent, route)
+        defer { tracer.end(routing) }
+        var traced = context
+        traced.trace = routing.context
+        return try await forwardRouted(request, renamedTo: route, traced, isToolCall: isToolCall)
+    }
+
+    private func forwardRouted(
+        _ request: JSONRPCRequest,
+        renamedTo route: Route,
+        _ context: ForwardContext,
+        isToolCall: Bool
+    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
         var params = request.params?.objectValue ?? [:]
         params["name"] = .string(route.name)
         var headers: [(name: String, value: String)] = []
@@ -279,12 +289,48 @@ extension Dispatcher {
         _ context: ForwardContext,
         refusable: RefusableUserCall? = nil
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
-        var forwarded = forwarded
-        var options = options
-        var span: TraceSpan?
-        if let tracer, let parent = context.trace {
-            span = traced(&forwarded, &options, tracer, parent: parent, request.method, server, context)
+        guard let tracer, let parent = context.trace else {
+            return try await call(
+                request,
+                on: client,
+                server: server,
+                params: forwarded,
+                options: options,
+                inputRelay: inputRelay,
+                context,
+                refusable: refusable,
+                span: nil
+            )
         }
+        // Traced: the CLIENT span's context goes up in `_meta` and, to an HTTP upstream, the headers.
+        var stamped = forwarded
+        var tracedOptions = options
+        let span = traced(&stamped, &tracedOptions, tracer, parent: parent, request.method, server, context)
+        return try await call(
+            request,
+            on: client,
+            server: server,
+            params: stamped,
+            options: tracedOptions,
+            inputRelay: inputRelay,
+            context,
+            refusable: refusable,
+            span: span
+        )
+    }
+
+    /// ``call(_:on:server:params:options:inputRelay:_:refusable:)`` with its CLIENT span (`nil`: untraced).
+    private func call(
+        _ request: JSONRPCRequest,
+        on client: UpstreamClient,
+        server: String,
+        params forwarded: JSONObject,
+        options: RequestOptions,
+        inputRelay: SessionRelay?,
+        _ context: ForwardContext,
+        refusable: RefusableUserCall?,
+        span: TraceSpan?
+    ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
         let started = ContinuousClock.now
         do {
             var answer = try await client.request(request.method, params: .object(forwarded), options: options)
