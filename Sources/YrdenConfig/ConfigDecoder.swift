@@ -20,7 +20,9 @@ import YrdenProtocol
 struct ConfigDecoder {
     let context: DecodingContext
 
-    static let topLevelKeys = ["gateway", "security", "mcpServers", "profiles", "store", "audit", "limits", "telemetry"]
+    static let topLevelKeys = [
+        "gateway", "security", "mcpServers", "profiles", "store", "audit", "limits", "telemetry",
+    ]
 
     func decodeDocument(_ value: JSONValue) -> GatewayConfig {
         let root = JSONReader(value: value, path: .root, context: context)
