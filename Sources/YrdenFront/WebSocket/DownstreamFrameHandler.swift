@@ -1,5 +1,6 @@
 import NIOCore
 import NIOWebSocket
+import YrdenTransport
 
 /// The end of a downstream WebSocket's pipeline: hands each whole message to the socket's
 /// ``DownstreamWebSocket``, answers pings and the client's close, pings the client itself, and closes the
@@ -12,36 +13,24 @@ final class DownstreamFrameHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let socket: DownstreamWebSocket
-    private let pingInterval: TimeAmount
-    private let silenceLimit: TimeAmount
-    private var lastHeard = NIODeadline.uptimeNanoseconds(0)
-    private var keepAlive: RepeatedTask?
+    private var keepAlive: WebSocketKeepAlive
 
     init(socket: DownstreamWebSocket) {
         self.socket = socket
-        self.pingInterval = TimeAmount.nanoseconds(Int64(socket.limits.pingInterval / .nanoseconds(1)))
-        self.silenceLimit = TimeAmount.nanoseconds(
-            Int64((socket.limits.pingInterval + socket.limits.pongTimeout) / .nanoseconds(1))
-        )
+        self.keepAlive = WebSocketKeepAlive(interval: socket.limits.pingInterval, timeout: socket.limits.pongTimeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        lastHeard = context.eventLoop.now
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        keepAlive = context.eventLoop.scheduleRepeatedTask(initialDelay: pingInterval, delay: pingInterval) { _ in
-            let (handler, context) = loopBound.value
-            handler.tick(context: context)
-        }
+        keepAlive.start(self, context: context) { handler, context in handler.tick(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        keepAlive?.cancel()
-        keepAlive = nil
+        keepAlive.stop()
     }
 
     /// Pings the client, or closes the socket of one that said nothing for too long.
     private func tick(context: ChannelHandlerContext) {
-        guard context.eventLoop.now - lastHeard < silenceLimit else {
+        guard !keepAlive.isSilent(on: context.eventLoop) else {
             context.close(promise: nil)
             return
         }
@@ -53,7 +42,7 @@ final class DownstreamFrameHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        lastHeard = context.eventLoop.now
+        keepAlive.heard(on: context.eventLoop)
         switch frame.opcode {
         case .text, .binary:
             guard !socket.isClosing else { return }
@@ -84,7 +73,7 @@ final class DownstreamFrameHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        keepAlive?.cancel()
+        keepAlive.stop()
         socket.ended()
         context.fireChannelInactive()
     }

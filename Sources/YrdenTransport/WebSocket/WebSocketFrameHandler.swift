@@ -11,41 +11,28 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let connection: WebSocketConnection
-    private let pingInterval: TimeAmount
-    private let silenceLimit: TimeAmount
-    /// On the loop's clock (`eventLoop.now`), so a test's loop can move time.
-    private var lastHeard = NIODeadline.uptimeNanoseconds(0)
-    private var keepAlive: RepeatedTask?
+    private var keepAlive: WebSocketKeepAlive
     private var sentClose = false
 
     init(connection: WebSocketConnection, pingInterval: Duration, pongTimeout: Duration) {
         self.connection = connection
-        self.pingInterval = TimeAmount(pingInterval)
-        self.silenceLimit = TimeAmount(pingInterval + pongTimeout)
+        self.keepAlive = WebSocketKeepAlive(interval: pingInterval, timeout: pongTimeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        lastHeard = context.eventLoop.now
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        keepAlive = context.eventLoop.scheduleRepeatedTask(initialDelay: pingInterval, delay: pingInterval) { _ in
-            let (handler, context) = loopBound.value
-            handler.tick(context: context)
-        }
+        keepAlive.start(self, context: context) { handler, context in handler.tick(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        keepAlive?.cancel()
-        keepAlive = nil
+        keepAlive.stop()
     }
 
     /// Pings the server, or ends a connection the server has said nothing on for too long.
     private func tick(context: ChannelHandlerContext) {
-        guard context.eventLoop.now - lastHeard < silenceLimit else {
+        guard !keepAlive.isSilent(on: context.eventLoop) else {
+            let silence = Duration(keepAlive.silenceLimit)
             connection.end(
-                UpstreamError(
-                    .timeout,
-                    "the server answered no WebSocket ping for \(Duration(silenceLimit)); the connection is dead"
-                )
+                UpstreamError(.timeout, "the server answered no WebSocket ping for \(silence); the connection is dead")
             )
             context.close(promise: nil)
             return
@@ -61,7 +48,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        lastHeard = context.eventLoop.now
+        keepAlive.heard(on: context.eventLoop)
         switch frame.opcode {
         case .text, .binary:
             connection.deliver(Array(frame.unmaskedData.readableBytesView))
@@ -91,7 +78,7 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        keepAlive?.cancel()
+        keepAlive.stop()
         connection.end(UpstreamError(.network, "the server closed the WebSocket connection"))
         context.fireChannelInactive()
     }
@@ -113,18 +100,5 @@ final class WebSocketFrameHandler: ChannelInboundHandler {
         default:
             return UpstreamError(.network, "the WebSocket connection failed: \(error)")
         }
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
-
-extension Duration {
-    init(_ amount: TimeAmount) {
-        self = .nanoseconds(amount.nanoseconds)
     }
 }
