@@ -107,11 +107,11 @@ console-unit:
 # pytest's own; every test starts its own gateways, on free ports and in its own tmp dir; a whole file goes to one
 # worker, so a module's shared gateway starts once), then the `alone` ones (they bound a latency or the loop's lag)
 # by themselves. Both parts always run; either failing fails the target.
-INTEROP_WORKERS ?= 2
+INTEROP_WORKERS ?= 3
 INTEROP := YRDEN_BIN=$(CURDIR)/.build/debug/yrden $(VENV)/bin/python -m pytest Tests/interop -q
 interop: build venv venv-1x browser-deps service-deps
 	status=0; \
-	$(INTEROP) -n $(INTEROP_WORKERS) --dist loadfile -m "not alone" || status=1; \
+	$(INTEROP) -n $(INTEROP_WORKERS) --dist loadfile -m "not alone" --durations=15 || status=1; \
 	$(INTEROP) -m alone || status=1; \
 	exit $$status
 
