@@ -289,29 +289,20 @@ extension Dispatcher {
         _ context: ForwardContext,
         refusable: RefusableUserCall? = nil
     ) async throws(JSONRPCError) -> Result<JSONValue, JSONRPCError> {
-        guard let tracer, let parent = context.trace else {
-            return try await call(
-                request,
-                on: client,
-                server: server,
-                params: forwarded,
-                options: options,
-                inputRelay: inputRelay,
-                context,
-                refusable: refusable,
-                span: nil
-            )
+        // Traced: the CLIENT span's context goes up in `_meta` and, to an HTTP upstream, the headers. Untraced,
+        // both stay the caller's own storage (copy-on-write: nothing is copied unless stamped).
+        var params = forwarded
+        var sentOptions = options
+        var span: TraceSpan?
+        if let tracer, let parent = context.trace {
+            span = traced(&params, &sentOptions, tracer, parent: parent, request.method, server, context)
         }
-        // Traced: the CLIENT span's context goes up in `_meta` and, to an HTTP upstream, the headers.
-        var stamped = forwarded
-        var tracedOptions = options
-        let span = traced(&stamped, &tracedOptions, tracer, parent: parent, request.method, server, context)
         return try await call(
             request,
             on: client,
             server: server,
-            params: stamped,
-            options: tracedOptions,
+            params: params,
+            options: sentOptions,
             inputRelay: inputRelay,
             context,
             refusable: refusable,
