@@ -12,21 +12,24 @@ VENV := .venv
 VENV_1X := .venv-1x
 CONFIG ?=
 ARGS ?=
+# `make test` installs the interop suite's peers while the Swift build runs, so two installs may meet: apt waits
+# for the other's lock instead of failing.
+APT_GET := apt-get -o DPkg::Lock::Timeout=600
 
-.PHONY: run test unit console-unit interop lint format bench dist image system-deps browser-deps service-deps venv venv-1x build build-release clean
+.PHONY: run test peers unit console-unit interop lint format bench dist image system-deps browser-deps service-deps venv venv-1x build build-release clean
 
 # System packages the build needs; installed only when missing (CI and fresh machines run as root).
 system-deps:
 	@if ! pkg-config --exists libmicrohttpd 2>/dev/null; then \
 		echo "installing libmicrohttpd-dev and pkg-config"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libmicrohttpd-dev pkg-config >/dev/null; \
+		$$SUDO $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO $(APT_GET) install -y -qq libmicrohttpd-dev pkg-config >/dev/null; \
 	fi
 	@# unzip unpacks the MCPB bundles of registry entries (servers add --from), run by the gateway.
 	@if ! command -v unzip >/dev/null; then \
 		echo "installing unzip"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq unzip >/dev/null; \
+		$$SUDO $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO $(APT_GET) install -y -qq unzip >/dev/null; \
 	fi
 
 # The browser the console's tests drive: Debian's Chromium and its driver, nothing downloaded at test time.
@@ -34,7 +37,7 @@ browser-deps:
 	@if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then \
 		echo "installing chromium and chromium-driver"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; \
+		$$SUDO $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO $(APT_GET) install -y -qq chromium chromium-driver >/dev/null; \
 	fi
 
 # What the team-gateway tests run for real: PostgreSQL (started by the tests in a temp dir), haproxy, and podman
@@ -47,7 +50,7 @@ service-deps:
 		|| ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		echo "installing $(SERVICE_PACKAGES)"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(SERVICE_PACKAGES) >/dev/null; \
+		$$SUDO $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO $(APT_GET) install -y -qq $(SERVICE_PACKAGES) >/dev/null; \
 	fi
 
 build: system-deps
@@ -62,7 +65,7 @@ run: build-release
 # Python peers for the interop suite (official MCP SDK, mcp-server-time), pinned in one file.
 venv: $(VENV)/.installed
 $(VENV)/.installed: Tests/interop/requirements.txt
-	$(PYTHON) -m venv $(VENV) || { apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); }
+	$(PYTHON) -m venv $(VENV) || { $(APT_GET) install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV); }
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements.txt
 	# The wheels of mcp-server-time and its dependencies at the pinned versions, for test_registry.py's `uvx`,
 	# which then installs from them with no index (offline).
@@ -73,7 +76,7 @@ $(VENV)/.installed: Tests/interop/requirements.txt
 # 2.x share the `mcp` package name.
 venv-1x: $(VENV_1X)/.installed
 $(VENV_1X)/.installed: Tests/interop/requirements-1x.txt
-	$(PYTHON) -m venv $(VENV_1X) || { apt-get install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV_1X); }
+	$(PYTHON) -m venv $(VENV_1X) || { $(APT_GET) install -y -qq python3-venv >/dev/null && $(PYTHON) -m venv $(VENV_1X); }
 	$(VENV_1X)/bin/pip install -q --disable-pip-version-check -r Tests/interop/requirements-1x.txt
 	touch $@
 
@@ -100,7 +103,7 @@ unit: build
 console-unit:
 	@command -v node >/dev/null 2>&1 || { \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs >/dev/null; }
+		$$SUDO $(APT_GET) update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO $(APT_GET) install -y -qq nodejs >/dev/null; }
 	node --test Tests/console/
 
 # The interop suite in two parts: every test but those marked `alone`, in INTEROP_WORKERS worker processes (0: in
@@ -115,7 +118,21 @@ interop: build venv venv-1x browser-deps service-deps
 	$(INTEROP) -m alone || status=1; \
 	exit $$status
 
-test: lint unit console-unit interop
+# What the interop suite runs besides the gateway: the browser, the services, the Python peers.
+peers: browser-deps service-deps venv venv-1x
+
+# The peers install in the background while the format check, the build and the unit tests run: they wait on the
+# network and on dpkg, the build on the CPU (in CI's fresh clone that takes about 4 minutes off the run). Their
+# output is shown only when they fail.
+PEERS_LOG := .build/peers.log
+test: system-deps
+	@mkdir -p $(dir $(PEERS_LOG)); start=$$(date +%s); \
+	$(MAKE) --no-print-directory peers > $(PEERS_LOG) 2>&1 & peers=$$!; \
+	$(MAKE) --no-print-directory lint unit console-unit; status=$$?; \
+	if wait $$peers; then echo "peers installed ($$(( $$(date +%s) - start )) s after the start)"; \
+	else echo "installing the interop suite's peers failed:"; cat $(PEERS_LOG); exit 1; fi; \
+	[ $$status = 0 ] || exit $$status; \
+	$(MAKE) --no-print-directory interop
 
 bench: build-release service-deps
 	Benchmarks/run.sh
