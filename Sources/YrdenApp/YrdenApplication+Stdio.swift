@@ -2,6 +2,7 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 import YrdenConfig
+import YrdenControl
 import YrdenEngine
 import YrdenFront
 import YrdenProtocol
@@ -11,10 +12,12 @@ extension YrdenApplication {
     /// then shuts every upstream down as `run()` does.
     /// With a `profile`, its view only.
     package func runStdio(profile: String? = nil) async throws {
-        try await withUpstreamConnector { connector, _ in try await runStdio(connector: connector, profile: profile) }
+        try await withUpstreamConnector { connector, credentials in
+            try await runStdio(connector: connector, credentials: credentials, profile: profile)
+        }
     }
 
-    private func runStdio(connector: UpstreamConnector, profile: String?) async throws {
+    private func runStdio(connector: UpstreamConnector, credentials: OAuthCredentials, profile: String?) async throws {
         let telemetry = TelemetrySetup(
             config.telemetry,
             networkTransport: "pipe",
@@ -32,6 +35,7 @@ extension YrdenApplication {
             tracer: telemetry.tracer
         )
         defer { gateway.flushAudit() }
+        if gateway.isTracing { credentials.traceRefreshes { gateway.startRefreshSpan(server: $0) } }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: telemetry.services(before: [

@@ -115,6 +115,7 @@ package struct YrdenApplication: Sendable {
         )
         // What the last calls and changes recorded is written before the process ends.
         defer { gateway.flushAudit() }
+        if gateway.isTracing { credentials.traceRefreshes { gateway.startRefreshSpan(server: $0) } }
         let store =
             shared.map {
                 ConfigStore(

@@ -1,6 +1,11 @@
 import Logging
 import YrdenProtocol
 
+/// Told that a refresh of a server's tokens starts; the closure it returns is told how it ended: `nil` for new
+/// tokens (or another replica's), else why not. The gateway's tracing makes an `oauth.refresh` span of it
+/// without this target knowing of tracing.
+package typealias OAuthRefreshWatch = @Sendable () -> (@Sendable (_ failure: OAuthError?) -> Void)?
+
 extension OAuthSession {
     /// Fresh tokens from the refresh token. Concurrent callers share one request (single flight): an
     /// authorization server that rotates refresh tokens would refuse the second of two parallel refreshes.
@@ -11,7 +16,18 @@ extension OAuthSession {
         } else {
             guard let current = tokens, current.refreshToken != nil else { throw needsSignIn() }
             let generation = tokenGeneration
-            task = Task { try await self.performRefresh(current, generation: generation) }
+            let watch = refreshWatch
+            task = Task {
+                let ended = watch?()
+                do throws(OAuthError) {
+                    let renewed = try await self.performRefresh(current, generation: generation)
+                    ended?(nil)
+                    return renewed
+                } catch {
+                    ended?(error)
+                    throw error
+                }
+            }
             refresh = task
         }
         let result = await task.result

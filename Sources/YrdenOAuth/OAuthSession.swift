@@ -24,6 +24,8 @@ package actor OAuthSession {
     let replicaStore: (any OAuthReplicaStore)?
     let logger: Logger
     private let onProgress: @Sendable (OAuthProgress) -> Void
+    /// Told when a refresh of the tokens starts; what it returns is told how the refresh ended.
+    let refreshWatch: OAuthRefreshWatch?
 
     /// Where the server's OAuth stands.
     package private(set) var progress: OAuthProgress = .needsReauth(reason: "not signed in yet")
@@ -53,6 +55,7 @@ package actor OAuthSession {
     ///   - router: the gateway's one callback router.
     ///   - replicaStore: the turns refreshes take with other replicas sharing `secrets`; nil when none do.
     ///   - onProgress: called on every change of ``progress``, on the session's executor; keep it quick.
+    ///   - refreshWatch: told of each refresh (one for all the callers that share it): tracing's span.
     package init(
         configuration: OAuthSessionConfiguration,
         http: OAuthHTTP,
@@ -61,7 +64,8 @@ package actor OAuthSession {
         clock: OAuthClock = .system,
         replicaStore: (any OAuthReplicaStore)? = nil,
         logger: Logger,
-        onProgress: @escaping @Sendable (OAuthProgress) -> Void = { _ in }
+        onProgress: @escaping @Sendable (OAuthProgress) -> Void = { _ in },
+        refreshWatch: OAuthRefreshWatch? = nil
     ) throws(OAuthError) {
         guard let server = OAuthURL(configuration.serverURL) else {
             throw OAuthError(.insecureURL, "the URL of server \(configuration.serverID) is not an http(s) URL")
@@ -82,6 +86,7 @@ package actor OAuthSession {
         logger[metadataKey: "yrden.upstream"] = .string(configuration.serverID)
         self.logger = logger
         self.onProgress = onProgress
+        self.refreshWatch = refreshWatch
     }
 
     /// Whether the session holds tokens (loading them from the store first).

@@ -41,6 +41,8 @@ package final class OAuthCredentials: UpstreamCredentials {
     let links: SignInLinks
     /// Told the elicitation id of each user's sign-in that completes (``onUserSignedIn(_:)``).
     let userSignedIn = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// Starts the span of a server's own token refresh, by server id (``traceRefreshes(_:)``).
+    private let refreshSpans = Mutex<(@Sendable (String) -> Gateway.RefreshSpanEnd?)?>(nil)
 
     package init(
         router: OAuthCallbackRouter,
@@ -144,7 +146,12 @@ package final class OAuthCredentials: UpstreamCredentials {
             }
             let feed = ProgressFeed()
             do throws(OAuthError) {
-                let session = try makeSession(configuration) { feed.publish($0) }
+                let id = spec.id
+                let session = try makeSession(
+                    configuration,
+                    onProgress: { feed.publish($0) },
+                    refreshWatch: { [weak self] in self?.refreshStarted(id) }
+                )
                 let entry = Entry(configuration: configuration, session: session, feed: feed)
                 defer { sessions[spec.id] = entry }
                 return .success((entry, sessions[spec.id]?.session))
@@ -189,7 +196,8 @@ package final class OAuthCredentials: UpstreamCredentials {
     /// under their lock.
     func makeSession(
         _ configuration: OAuthSessionConfiguration,
-        onProgress: @escaping @Sendable (OAuthProgress) -> Void = { _ in }
+        onProgress: @escaping @Sendable (OAuthProgress) -> Void = { _ in },
+        refreshWatch: OAuthRefreshWatch? = nil
     ) throws(OAuthError) -> OAuthSession {
         try OAuthSession(
             configuration: configuration,
@@ -199,8 +207,28 @@ package final class OAuthCredentials: UpstreamCredentials {
             clock: clock,
             replicaStore: replicaStore,
             logger: logger,
-            onProgress: onProgress
+            onProgress: onProgress,
+            refreshWatch: refreshWatch
         )
+    }
+
+    /// Each server's own token refreshes become spans started by `start` (``Gateway/startRefreshSpan(server:)``).
+    /// A user's refresh is not: the call it happens in makes its span.
+    package func traceRefreshes(_ start: @escaping @Sendable (String) -> Gateway.RefreshSpanEnd?) {
+        refreshSpans.withLock { $0 = start }
+    }
+
+    /// A refresh of server `id`'s tokens starts: its span's end, told the refresh's outcome.
+    private func refreshStarted(_ id: String) -> (@Sendable (OAuthError?) -> Void)? {
+        guard let end = refreshSpans.withLock({ $0 })?(id) else { return nil }
+        return { failure in
+            switch failure?.kind {
+            case nil: end("ok", nil, "")
+            case .needsSignIn?: end("sign_in_needed", nil, "")
+            case .cancelled?: end("cancelled", nil, "")
+            case let kind?: end("error", kind.rawValue, failure?.message ?? "")
+            }
+        }
     }
 
     private func exchange(for spec: ServerSpec) throws(UpstreamError) -> TokenExchange {
