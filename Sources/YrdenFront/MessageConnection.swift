@@ -37,14 +37,19 @@ struct MessageConnection: Sendable {
             + "send smaller messages"
     )
 
-    func serve(_ lines: some AsyncSequence<LineInput, Never>, slots: RequestSlots = RequestSlots()) async {
+    /// Serves `lines` until they end. A message without trace context in `_meta` takes its line's
+    /// ``ConnectionInput/traceHeaders`` (those of the HTTP request that brought it), as a single POST's does.
+    func serve<Input: ConnectionInput>(
+        _ lines: some AsyncSequence<Input, Never>,
+        slots: RequestSlots = RequestSlots()
+    ) async {
         var session: DownstreamSession?
         // 2026-07-28 requests carry no session: their calls are registered here, so a cancellation finds them.
         let stateless = gateway.statelessConnection(scope: scope)
         let listens = StdioListens()
         await withDiscardingTaskGroup { group in
-            for await input in lines {
-                guard case .line(let line) = input else {
+            for await next in lines {
+                guard case .line(let line) = next.input else {
                     output(.response(JSONRPCResponse(id: nil, error: Self.oversized)))
                     continue
                 }
@@ -55,12 +60,13 @@ struct MessageConnection: Sendable {
                     output(.response(JSONRPCResponse(id: nil, error: error)))
                     continue
                 }
-                guard case .single(let message, let rawID) = body else {
+                guard case .single(var message, let rawID) = body else {
                     output(
                         .response(JSONRPCResponse(id: nil, error: .invalidRequest("batches are not served over stdio")))
                     )
                     continue
                 }
+                if let headers = next.traceHeaders { message = headers.carried(into: message, by: gateway) }
                 switch gateway.receive(message, rawID: rawID, session: session) {
                 case .answer(let response):
                     output(.response(response))

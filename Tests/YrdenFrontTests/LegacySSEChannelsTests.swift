@@ -14,7 +14,7 @@ import YrdenLineIO
         channels.close(id)
         #expect(channels.deliver(Array("{}".utf8), to: id, base: "") == .unknown)
         var received: [LineInput] = []
-        for await message in messages { received.append(message) }
+        for await message in messages { received.append(message.input) }
         #expect(received == [.line(Array("{}".utf8))], "what came before the close is still taken")
     }
 

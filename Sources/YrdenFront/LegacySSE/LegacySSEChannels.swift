@@ -25,7 +25,7 @@ final class LegacySSEChannels: Sendable {
 
     private struct Table {
         var streams:
-            [String: (base: String, feed: AsyncStream<LineInput>.Continuation, client: ClientKey?, caller: Caller)] =
+            [String: (base: String, feed: AsyncStream<TracedLine>.Continuation, client: ClientKey?, caller: Caller)] =
                 [:]
         var perClient: [ClientKey: Int] = [:]
     }
@@ -53,9 +53,9 @@ final class LegacySSEChannels: Sendable {
         base: String,
         client: ClientKey? = nil,
         caller: Caller = .anonymous
-    ) -> (id: String, messages: AsyncStream<LineInput>)? {
+    ) -> (id: String, messages: AsyncStream<TracedLine>)? {
         let (messages, feed) = AsyncStream.makeStream(
-            of: LineInput.self,
+            of: TracedLine.self,
             bufferingPolicy: .bufferingOldest(Self.maxWaiting)
         )
         let id = Self.newID()
@@ -71,15 +71,22 @@ final class LegacySSEChannels: Sendable {
         return opened ? (id, messages) : nil
     }
 
-    /// Hands one POSTed message, which arrived on `base`'s messages path, to stream `id`'s connection; a
-    /// stream another endpoint opened, or another principal than `caller`, is as unknown here as one never opened.
-    func deliver(_ body: [UInt8], to id: String, base: String, caller: Caller = .anonymous) -> Delivery {
+    /// Hands one POSTed message, which arrived on `base`'s messages path, to stream `id`'s connection, with the
+    /// POST's trace context headers; a stream another endpoint opened, or another principal than `caller`, is
+    /// as unknown here as one never opened.
+    func deliver(
+        _ body: [UInt8],
+        to id: String,
+        base: String,
+        caller: Caller = .anonymous,
+        traceHeaders: TraceHeaders? = nil
+    ) -> Delivery {
         guard
             let feed = open.withLock({ $0.streams[id] }).flatMap({
                 $0.base == base && $0.caller.isSamePrincipal(as: caller) ? $0.feed : nil
             })
         else { return .unknown }
-        switch feed.yield(.line(body)) {
+        switch feed.yield(TracedLine(input: .line(body), traceHeaders: traceHeaders)) {
         case .enqueued: return .accepted
         case .dropped: return .full
         default:

@@ -85,7 +85,8 @@ struct LegacySSEEndpoint: Sendable {
     }
 
     /// `POST …/messages?sessionId=…`: one JSON-RPC message for that stream's connection, answered 202, when
-    /// the stream was opened under the same `base` by the same principal as `caller`.
+    /// the stream was opened under the same `base` by the same principal as `caller`. Its `traceparent` and
+    /// `tracestate` headers go with it, for a message that carries no trace context in `_meta`.
     func post(_ request: HTTPRequest, base: String, caller: Caller) -> HTTPResponse {
         guard request.method == "POST" else { return FrontResponses.methodNotAllowed("POST") }
         guard MediaTypeRules.isJSON(request.headers["Content-Type"]) else {
@@ -94,7 +95,8 @@ struct LegacySSEEndpoint: Sendable {
         guard let id = request.query["sessionId"], !id.isEmpty else {
             return FrontResponses.rpcError(400, .invalidRequest("missing sessionId; GET the sse endpoint first"))
         }
-        switch channels.deliver(request.body, to: id, base: base, caller: caller) {
+        let traceHeaders = TraceHeaders(request, gateway: gateway)
+        switch channels.deliver(request.body, to: id, base: base, caller: caller, traceHeaders: traceHeaders) {
         case .accepted:
             return HTTPResponse.text(202, "Accepted\n")
         case .unknown:

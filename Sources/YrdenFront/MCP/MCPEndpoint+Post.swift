@@ -36,7 +36,7 @@ extension MCPEndpoint {
             return await answer(gateway.receive(message, rawID: rawID, session: session), request, caller: caller)
         case .batch(let members):
             guard let session else { return Self.missingSession(id: nil) }
-            return await batch(members, session: session)
+            return await batch(members, session: session, traceHeaders: TraceHeaders(request, gateway: gateway))
         }
     }
 
@@ -110,10 +110,12 @@ extension MCPEndpoint {
     /// Members of one batch served at once; the rest wait for a slot (see ``BoundedFanOut``).
     static let batchMembersInFlight = 16
 
-    /// A 2025-03-26 batch: every request answered in one JSON array, in order.
+    /// A 2025-03-26 batch: every request answered in one JSON array, in order. A member without trace context
+    /// in `_meta` takes the POST's `traceHeaders`.
     private func batch(
         _ members: [(Result<JSONRPCMessage, JSONRPCError>, rawID: JSONRPCID?)],
-        session: DownstreamSession
+        session: DownstreamSession,
+        traceHeaders: TraceHeaders?
     ) async
         -> HTTPResponse
     {
@@ -126,7 +128,8 @@ extension MCPEndpoint {
         let gateway = self.gateway
         let answers = await BoundedFanOut.map(count: members.count, width: Self.batchMembersInFlight) {
             index -> JSONRPCResponse? in
-            let (message, rawID) = members[index]
+            let (decoded, rawID) = members[index]
+            let message = traceHeaders?.carried(into: decoded, by: gateway) ?? decoded
             switch gateway.receive(message, rawID: rawID, session: session) {
             case .answer(let response):
                 return response

@@ -46,19 +46,27 @@ struct WebSocketEndpoint: Sendable {
         case .success(let taken): lease = taken
         }
         let endpoint = self
+        let traceHeaders = TraceHeaders(request, gateway: gateway)
         return HTTPResponse(
             status: 101,
             headers: handshake.headers,
             body: .upgrade { socket in
                 // Held until the socket is served; released with the closure even if the socket never came.
                 withExtendedLifetime(lease) {}
-                await endpoint.serve(socket, scope: scope, client: client, caller: caller)
+                await endpoint.serve(socket, scope: scope, client: client, caller: caller, traceHeaders: traceHeaders)
             }
         )
     }
 
-    /// Serves one upgraded socket until it closes, the client goes silent, or the gateway stops (1001).
-    private func serve(_ upgraded: UpgradedSocket, scope: CatalogScope, client: ClientKey?, caller: Caller) async {
+    /// Serves one upgraded socket until it closes, the client goes silent, or the gateway stops (1001). Its
+    /// messages without trace context in `_meta` take the upgrade request's `traceHeaders`.
+    private func serve(
+        _ upgraded: UpgradedSocket,
+        scope: CatalogScope,
+        client: ClientKey?,
+        caller: Caller,
+        traceHeaders: TraceHeaders?
+    ) async {
         // NIO closes the descriptor it is given; libmicrohttpd closes its own when the socket is handed back.
         let descriptor = dup(upgraded.descriptor)
         guard descriptor >= 0 else { return }
@@ -82,7 +90,7 @@ struct WebSocketEndpoint: Sendable {
                     await connection.serve(
                         socket.messages.map { message in
                             socket.taken()
-                            return message
+                            return TracedLine(input: message, traceHeaders: traceHeaders)
                         }
                     )
                 }
