@@ -10,6 +10,8 @@ struct CatalogLoader: Sendable {
     /// 2026-07-28 HTTP client must do, since it could not send their headers.
     var dropsInvalidParamHeaders = false
     var log: @Sendable (String) -> Void = { _ in }
+    /// Each page read is a CLIENT span of its own when tracing is on.
+    var spans: OwnRequestSpans?
 
     /// A server that paginates forever is cut off here rather than looping the gateway.
     static let maxPages = 1000
@@ -51,7 +53,7 @@ struct CatalogLoader: Sendable {
         var cursor: JSONValue?
         for _ in 0..<Self.maxPages {
             let params: JSONValue? = cursor.map { ["cursor": $0] }
-            switch try await client.request(kind.method, params: params, options: RequestOptions(timeout: timeout)) {
+            switch try await request(kind.method, params: params) {
             case .success(let result):
                 if cursor == nil { hint = result.objectValue.flatMap(CacheHint.init(result:)) }
                 items += (result[kind.resultKey]?.arrayValue ?? []).compactMap(\.objectValue)
@@ -72,5 +74,28 @@ struct CatalogLoader: Sendable {
             }
         }
         return (items, hint)
+    }
+
+    /// One page's request, in a span when tracing is on.
+    private func request(
+        _ method: String,
+        params: JSONValue?
+    ) async throws(UpstreamError) -> Result<
+        JSONValue, JSONRPCError
+    > {
+        var options = RequestOptions(timeout: timeout)
+        guard let spans else { return try await client.request(method, params: params, options: options) }
+        let span = spans.start(method)
+        var params = params
+        OwnRequestSpans.stamp(&params, &options, with: span)
+        let answer: Result<JSONValue, JSONRPCError>
+        do throws(UpstreamError) {
+            answer = try await client.request(method, params: params, options: options)
+        } catch {
+            spans.end(span, failure: error)
+            throw error
+        }
+        spans.end(span, answer)
+        return answer
     }
 }

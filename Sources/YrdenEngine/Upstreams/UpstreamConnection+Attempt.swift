@@ -92,7 +92,7 @@ extension UpstreamConnection {
         let (client, signIn, loader, catalog) = (opened.client, opened.signIn, opened.loader, opened.catalog)
         return await withTaskGroup(of: UpstreamError?.self) { group in
             group.addTask { [loader] in await self.follow(client, loader: loader, catalog: catalog) }
-            group.addTask { await self.keepPinging(client) }
+            group.addTask { [loader] in await self.keepPinging(client, spans: loader.spans) }
             if let users = opened.users {
                 group.addTask {
                     await users.expireIdle()
@@ -128,6 +128,7 @@ extension UpstreamConnection {
             timeout: spec.timeouts.request
         )
         var loader = CatalogLoader(client: client, capabilities: handshake.capabilities, timeout: spec.timeouts.request)
+        loader.spans = ownRequestSpans(protocolVersion: handshake.protocolVersion)
         if client.takesParamHeaders, case .http = spec.transport {
             loader.dropsInvalidParamHeaders = true
             let ring = owners.registry.logRing(spec.id)
@@ -219,13 +220,14 @@ extension UpstreamConnection {
     /// Probes the server every ``pingInterval`` (``UpstreamClient/probe(timeout:)``),
     /// sleeping until the next ping is due; returns after
     /// ``missedPingsBeforeReconnect`` missed in a row (the connection is then replaced), or `nil` once the
-    /// attempt is closed.
-    private func keepPinging(_ client: UpstreamClient) async -> UpstreamError? {
+    /// attempt is closed. Each ping is a span of its own when tracing is on (`spans`).
+    private func keepPinging(_ client: UpstreamClient, spans: OwnRequestSpans?) async -> UpstreamError? {
         var missed = 0
         while true {
             do { try await time.sleep(until: time.now + Self.pingInterval) } catch { return nil }
             do {
-                try await client.probe(timeout: Self.pingTimeout)
+                let probe = { () async throws(UpstreamError) in try await client.probe(timeout: Self.pingTimeout) }
+                if let spans { try await spans.traced(client.probeMethod, probe) } else { try await probe() }
                 missed = 0
             } catch {
                 if Task.isCancelled { return nil }

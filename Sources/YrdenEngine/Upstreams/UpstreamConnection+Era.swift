@@ -25,7 +25,7 @@ extension UpstreamConnection {
         case .handshake:
             return try await initialize(client)
         case .modern:
-            switch try await client.discover(Self.modernStamp, timeout: spec.timeouts.connect) {
+            switch try await discover(client, timeout: spec.timeouts.connect) {
             case .modern(let handshake):
                 client.adopt(Self.modernStamp)
                 return handshake
@@ -54,7 +54,7 @@ extension UpstreamConnection {
     /// The `server/discover` probe: the server's handshake when it speaks 2026-07-28 (the client then stamps
     /// its envelope), `nil` when it does not.
     private func probe(_ client: UpstreamClient) async throws(UpstreamError) -> UpstreamHandshake? {
-        switch try await client.discover(Self.modernStamp, timeout: spec.timeouts.discover) {
+        switch try await discover(client, timeout: spec.timeouts.discover) {
         case .modern(let handshake):
             client.adopt(Self.modernStamp)
             await remember(.modern)
@@ -85,12 +85,36 @@ extension UpstreamConnection {
         }
     }
 
-    /// The `initialize` exchange with the gateway's identity and capabilities.
+    /// The `initialize` exchange with the gateway's identity and capabilities; a span when tracing is on.
     private func initializeExchange(_ client: UpstreamClient) async throws(UpstreamError) -> HandshakeOutcome {
-        try await client.handshake(
-            clientInfo: Gateway.clientInfo,
-            capabilities: Gateway.upstreamClientCapabilities,
-            timeout: spec.timeouts.connect
+        let exchange = { () async throws(UpstreamError) -> HandshakeOutcome in
+            try await client.handshake(
+                clientInfo: Gateway.clientInfo,
+                capabilities: Gateway.upstreamClientCapabilities,
+                timeout: self.spec.timeouts.connect
+            )
+        }
+        guard let spans = ownRequestSpans() else { return try await exchange() }
+        return try await spans.traced(MCPMethod.initialize, exchange)
+    }
+
+    /// `server/discover` within `timeout`; a span when tracing is on.
+    private func discover(_ client: UpstreamClient, timeout: Duration) async throws(UpstreamError) -> DiscoverVerdict {
+        let exchange = { () async throws(UpstreamError) -> DiscoverVerdict in
+            try await client.discover(Self.modernStamp, timeout: timeout)
+        }
+        guard let spans = ownRequestSpans() else { return try await exchange() }
+        return try await spans.traced(MCPMethod.serverDiscover, exchange)
+    }
+
+    /// The spans of the gateway's own requests to the server (`nil` with tracing off), naming the era agreed.
+    func ownRequestSpans(protocolVersion: String? = nil) -> OwnRequestSpans? {
+        let transport = owners.registry.snapshot.links[spec.id]?.transportName ?? spec.transport.kindName
+        return OwnRequestSpans(
+            owners.dispatcher.tracer,
+            server: spec.id,
+            transport: transport,
+            protocolVersion: protocolVersion
         )
     }
 

@@ -83,9 +83,11 @@ extension UpstreamClient {
 
     /// Asks the server whether it is still there, within `timeout`.
     package func probe(timeout: Duration) async throws(UpstreamError) {
-        let method = speaksHandshakeEra ? MCPMethod.ping : MCPMethod.serverDiscover
-        _ = try await request(method, params: nil, options: RequestOptions(timeout: timeout))
+        _ = try await request(probeMethod, params: nil, options: RequestOptions(timeout: timeout))
     }
+
+    /// What ``probe(timeout:)`` sends: `ping`, or `server/discover` to a 2026-07-28 server.
+    package var probeMethod: String { speaksHandshakeEra ? MCPMethod.ping : MCPMethod.serverDiscover }
 
     /// Whether requests carry `Mcp-Param-*` headers: a 2026-07-28 server over HTTP reads them.
     package var takesParamHeaders: Bool { !speaksHandshakeEra }

@@ -1,0 +1,68 @@
+import YrdenProtocol
+import YrdenTelemetry
+import YrdenTransport
+
+/// The CLIENT spans of the requests the gateway makes of a server of its own accord (its handshake, the list
+/// reads at connect and after a change, the liveness pings): each is a trace of its own, since no client's
+/// request caused it, attributed as a forwarded request's upstream span is (see ``RequestSpans``).
+struct OwnRequestSpans: Sendable {
+    let tracer: Tracer
+    let server: String
+    /// `yrden.transport`: `stdio`, `http`, `sse` or `websocket`.
+    let transport: String
+    /// `mcp.protocol.version` once the handshake agreed on one.
+    var protocolVersion: String?
+
+    /// Spans of server `server`'s own requests, or `nil` with tracing off.
+    init?(_ tracer: Tracer?, server: String, transport: String, protocolVersion: String? = nil) {
+        guard let tracer else { return nil }
+        self.tracer = tracer
+        self.server = server
+        self.transport = transport
+        self.protocolVersion = protocolVersion
+    }
+
+    /// Starts the span of one `method` request (named as the method: these have no target).
+    func start(_ method: String) -> TraceSpan {
+        var span = tracer.start(method, kind: .client, parent: nil)
+        guard span.isRecording else { return span }
+        span.set("mcp.method.name", method)
+        span.set("yrden.server", server)
+        span.set("yrden.transport", transport)
+        if let protocolVersion { span.set("mcp.protocol.version", protocolVersion) }
+        return span
+    }
+
+    /// `params` and `options` carrying `span`'s context: `_meta.traceparent` and, for HTTP, the headers.
+    static func stamp(_ params: inout JSONValue?, _ options: inout RequestOptions, with span: TraceSpan) {
+        params = .object(TraceMeta.stamping(params?.objectValue ?? [:], with: span.context))
+        options.headers = TraceMeta.replacingHeaders(options.headers, for: span.context)
+    }
+
+    /// Ends `span` with the server's answer.
+    func end(_ span: TraceSpan, _ answer: Result<JSONValue, JSONRPCError>) {
+        RequestSpans.end(span, tracer, answer: answer)
+    }
+
+    func end(_ span: TraceSpan, failure: UpstreamError) {
+        RequestSpans.end(span, tracer, failure: failure.kind)
+    }
+
+    /// Runs `request` (one `method` request) in a span: ended with its answer, or with the failure it threw.
+    func traced<Value>(
+        _ method: String,
+        _ request: () async throws(UpstreamError) -> Value
+    ) async throws(UpstreamError) -> Value {
+        let span = start(method)
+        do throws(UpstreamError) {
+            let value = try await request()
+            var ended = span
+            ended.set("yrden.outcome", "ok")
+            tracer.end(ended)
+            return value
+        } catch {
+            end(span, failure: error)
+            throw error
+        }
+    }
+}
