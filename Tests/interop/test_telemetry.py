@@ -7,10 +7,12 @@ spans through the OpenTelemetry SDK and says what trace context reached it). A c
 the client's trace id is on every one, the gateway's SERVER span is the client's span's child, and the
 upstream's span is the child of the gateway's CLIENT span: one trace end to end. Clients of both eras (the SDK
 2.x in ``legacy`` and ``auto`` modes, the SDK 1.x, raw requests, a host of ``yrden stdio``), upstreams of both
-eras (stdio and Streamable HTTP, pinned ``2025-11-25`` and ``2026-07-28``, and legacy HTTP+SSE), the parked call
-of a 2026-07-28 client and a handshake-era upstream, the sampler, a dead collector and the queue's bound, the
-flush at shutdown, the collector's headers, JSON logs, the ``OTEL_*`` variables, an OAuth refresh, a config
-change and a bad ``telemetry`` config.
+eras (stdio and Streamable HTTP, pinned ``2025-11-25`` and ``2026-07-28``, and legacy HTTP+SSE), the headers of
+a batch POST, of a legacy SSE POST and of a WebSocket upgrade, WebSockets end to end (``/ws`` to a
+``"type": "websocket"`` upstream, the SDK 1.x's server), the gateway's own requests (handshake, lists), the
+parked call of a 2026-07-28 client and a handshake-era upstream, the sampler, a dead collector and the queue's
+bound, the flush at shutdown, the collector's headers, JSON logs, the ``OTEL_*`` variables, OAuth refreshes (a
+server's own and a user's), a config change and a bad ``telemetry`` config.
 
 Waiting is on the receiver (each export wakes it), never a sleep. Where a test shows that spans were *not*
 exported, it first waits for the spans of a later, sampled call: the gateway exports in the order spans end,
@@ -33,6 +35,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+import websocket
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
@@ -319,6 +322,117 @@ async def test_meta_wins_over_the_header(traced, receiver):
     assert receiver.in_trace(header_trace) == [], "the header's trace got spans too"
 
 
+def echo_call(id: int, upstream: str, meta: dict[str, str] | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": f"{upstream}__echo", "arguments": {"text": str(id)}}
+    if meta:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}
+
+
+INITIALIZE_2025_06 = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+async def test_a_batch_member_without_meta_takes_the_posts_headers(traced, receiver):
+    """A 2025-03-26 batch POSTed with the W3C headers: the member that carries no context of its own joins the
+    headers' trace; the member with ``_meta.traceparent`` keeps its own (``_meta`` is per message)."""
+    header_trace, header_span, header_parent = new_context()
+    meta_trace, meta_span, meta_parent = new_context()
+    async with raw_mcp(traced.url) as raw:
+        session = await raw.initialize(protocol_version="2025-03-26")
+        answer = await session.post(
+            [echo_call(1, "hh"), echo_call(2, "hh", {"traceparent": meta_parent})],
+            headers={"traceparent": header_parent, "tracestate": "batch=1"},
+        )
+    assert answer.status_code == 200, answer.text
+    results = {a["id"]: a["result"] for a in answer.json()}
+    names = {(SERVICE, "tools/call hh__echo"), (UPSTREAM_SERVICE, "tools/call echo")}
+    chain = check_joined(await receiver.trace(header_trace, names), header_trace, header_span, "hh__echo", "hh")
+    expected = {"traceparent": chain["client"].traceparent_of, "tracestate": "batch=1"}
+    seen = seen_by_upstream(results[1]["content"][0]["text"])
+    assert seen["meta"] == expected and seen["http"] == expected, seen
+    own = check_joined(await receiver.trace(meta_trace, names), meta_trace, meta_span, "hh__echo", "hh")
+    assert seen_by_upstream(results[2]["content"][0]["text"])["meta"]["traceparent"] == own["client"].traceparent_of
+
+
+async def test_a_legacy_sse_post_carries_its_headers_trace_context(traced, receiver):
+    """A 2024-11-05 host over ``GET /sse``: a message POSTed with the W3C headers and no ``_meta`` context joins
+    the headers' trace."""
+    trace_id, span_id, traceparent = new_context()
+
+    def converse() -> dict[str, Any]:
+        json_type = {"Content-Type": "application/json"}
+        with httpx2.Client(timeout=30) as http:
+            with http.stream("GET", f"{traced.base}/sse", headers={"Accept": "text/event-stream"}) as stream:
+                lines = stream.iter_lines()
+                assert next(lines) == "event: endpoint"
+                messages = f"{traced.base}{next(lines).removeprefix('data: ')}"
+
+                def answer(id: int) -> dict[str, Any]:
+                    for line in lines:
+                        if line.startswith("data: {") and json.loads(line.removeprefix("data: ")).get("id") == id:
+                            return json.loads(line.removeprefix("data: "))
+                    raise AssertionError(f"the stream ended before the answer to {id}")
+
+                params = {**INITIALIZE_2025_06["params"], "protocolVersion": "2024-11-05"}
+                initialize = {**INITIALIZE_2025_06, "params": params}
+                assert http.post(messages, json=initialize, headers=json_type).status_code == 202
+                assert "result" in answer(0)
+                assert http.post(messages, json=INITIALIZED, headers=json_type).status_code == 202
+                headers = {**json_type, "traceparent": traceparent, "tracestate": "sse=1"}
+                assert http.post(messages, json=echo_call(1, "sh"), headers=headers).status_code == 202
+                return answer(1)
+
+    result = (await anyio.to_thread.run_sync(converse))["result"]
+    spans = await receiver.trace(trace_id, {(SERVICE, "tools/call sh__echo"), (UPSTREAM_SERVICE, "tools/call echo")})
+    chain = check_joined(spans, trace_id, span_id, "sh__echo", "sh")
+    seen = seen_by_upstream(result["content"][0]["text"])
+    assert seen["meta"] == {"traceparent": chain["client"].traceparent_of, "tracestate": "sse=1"}, seen
+
+
+async def test_a_websocket_upgrades_headers_give_its_messages_their_trace_context(traced, receiver):
+    """``GET /ws`` upgraded with the W3C headers: a message on the socket without ``_meta`` context joins the
+    upgrade's trace; one with its own ``_meta.traceparent`` keeps its own."""
+    header_trace, header_span, header_parent = new_context()
+    meta_trace, meta_span, meta_parent = new_context()
+
+    def converse() -> dict[int, dict[str, Any]]:
+        url = traced.base.replace("http://", "ws://") + "/ws"
+        headers = [f"traceparent: {header_parent}", "tracestate: ws=1"]
+        ws = websocket.create_connection(url, subprotocols=["mcp"], timeout=30, header=headers)
+        try:
+
+            def answers(*ids: int) -> dict[int, dict[str, Any]]:
+                got: dict[int, dict[str, Any]] = {}
+                while set(got) != set(ids):
+                    message = json.loads(ws.recv())
+                    if message.get("id") in ids:
+                        got[message["id"]] = message["result"]
+                return got
+
+            ws.send(json.dumps(INITIALIZE_2025_06))
+            answers(0)
+            ws.send(json.dumps(INITIALIZED))
+            ws.send(json.dumps(echo_call(1, "sh")))
+            ws.send(json.dumps(echo_call(2, "sh", {"traceparent": meta_parent})))
+            return answers(1, 2)
+        finally:
+            ws.close()
+
+    results = await anyio.to_thread.run_sync(converse)
+    names = {(SERVICE, "tools/call sh__echo"), (UPSTREAM_SERVICE, "tools/call echo")}
+    chain = check_joined(await receiver.trace(header_trace, names), header_trace, header_span, "sh__echo", "sh")
+    seen = seen_by_upstream(results[1]["content"][0]["text"])
+    assert seen["meta"] == {"traceparent": chain["client"].traceparent_of, "tracestate": "ws=1"}, seen
+    own = check_joined(await receiver.trace(meta_trace, names), meta_trace, meta_span, "sh__echo", "sh")
+    assert seen_by_upstream(results[2]["content"][0]["text"])["meta"]["traceparent"] == own["client"].traceparent_of
+
+
 @pytest.mark.parametrize(
     "malformed",
     [
@@ -382,6 +496,103 @@ async def test_a_failed_call_is_an_error_span_with_its_code(traced, receiver):
     assert server.parent_span_id == span_id
     assert server.status == "ERROR", server
     assert server.attributes.get("error.type") == str(failed.value.error.code), server.attributes
+
+
+@pytest.mark.parametrize("upstream", list(UPSTREAMS))
+async def test_the_gateways_own_requests_are_spans_of_their_own(traced, receiver, upstream):
+    """The handshake (``initialize``, or ``server/discover`` to a 2026-07-28 server) and the list reads at
+    connect: CLIENT spans, each the root of a trace of its own, attributed as a call's upstream span; the
+    upstream's span of the ``tools/list`` joins it (the gateway sent its context)."""
+    transport, era = UPSTREAMS[upstream]
+    handshake = "initialize" if era == LEGACY_VERSION else "server/discover"
+
+    def ours(name: str):
+        return lambda s: s.service == SERVICE and s.name == name and s.attributes.get("yrden.server") == upstream
+
+    for name in (handshake, "tools/list"):
+        span = (await receiver.wait_for(ours(name), what=f"{upstream}'s {name} span"))[0]
+        assert span.kind == "CLIENT" and span.parent_span_id == "", span
+        a = span.attributes
+        assert a.get("mcp.method.name") == name and a.get("yrden.transport") == transport, a
+        assert a.get("yrden.outcome") == "ok" and span.status != "ERROR", span
+    listed = (await receiver.wait_for(ours("tools/list"), what="the tools/list span"))[0]
+    assert listed.attributes.get("mcp.protocol.version") == era, listed.attributes
+    spans = await receiver.trace(listed.trace_id, {(UPSTREAM_SERVICE, "tools/list")})
+    up = one(spans, "the upstream's span of the list", service=UPSTREAM_SERVICE, name="tools/list")
+    assert up.parent_span_id == listed.span_id, "the upstream's span is not the child of the gateway's"
+
+
+WS_SERVER = INTEROP_DIR / "servers" / "websocket_server.py"
+WS_UPSTREAM_SERVICE = "traced-ws-upstream"
+
+
+@pytest.mark.skipif(not VENV_1X.exists(), reason="make test installs .venv-1x (requirements-1x.txt)")
+async def test_one_trace_runs_over_websockets_from_client_to_upstream(yrden, receiver, tmp_path):
+    """A client on the gateway's ``/ws`` sends ``_meta.traceparent``; the call goes to a ``"type": "websocket"``
+    upstream (the SDK 1.x's server, whose span is parented on the ``_meta`` it receives): one trace, client →
+    gateway SERVER → route → gateway CLIENT → upstream SERVER."""
+    trace_id, span_id, traceparent = new_context()
+    port = free_port()
+    with open(tmp_path / "ws-server.log", "ab") as log:
+        server = subprocess.Popen(
+            [str(VENV_1X), str(WS_SERVER), "--port", str(port), "--otlp", receiver.url],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=clean_env(),
+        )
+    try:
+        wait_until(lambda: listening(port), 20, "the WebSocket server listening")
+        servers = {"ws": {"url": f"ws://127.0.0.1:{port}/ws", "type": "websocket"}}
+        gw = start_gateway(yrden, {"telemetry": telemetry(receiver.url), "mcpServers": servers}, tmp_path / "gw")
+        try:
+
+            def converse() -> dict[str, Any]:
+                ws = websocket.create_connection(gw.base.replace("http://", "ws://") + "/ws", subprotocols=["mcp"])
+                ws.settimeout(30)
+                try:
+
+                    def answer(id: int) -> dict[str, Any]:
+                        while True:
+                            message = json.loads(ws.recv())
+                            if message.get("id") == id:
+                                return message["result"]
+
+                    ws.send(json.dumps(INITIALIZE_2025_06))
+                    answer(0)
+                    ws.send(json.dumps(INITIALIZED))
+                    ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+                    assert "ws__traced_echo" in {t["name"] for t in answer(1)["tools"]}, "the upstream's tools"
+                    call = {
+                        "name": "ws__traced_echo",
+                        "arguments": {"text": "x"},
+                        "_meta": {"traceparent": traceparent},
+                    }
+                    ws.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}))
+                    return answer(2)
+                finally:
+                    ws.close()
+
+            result = await anyio.to_thread.run_sync(converse)
+            spans = await receiver.trace(
+                trace_id, {(SERVICE, "tools/call ws__traced_echo"), (WS_UPSTREAM_SERVICE, "tools/call traced_echo")}
+            )
+        finally:
+            gw.stop()
+    finally:
+        server.kill()
+        server.wait(timeout=10)
+    ours = gateway_spans(spans)
+    request = one(ours, "the gateway's request span", kind="SERVER")
+    route = one(ours, "the routing decision", name="route")
+    client = one(ours, "the gateway's upstream span", kind="CLIENT")
+    up = one(spans, "the upstream's span", service=WS_UPSTREAM_SERVICE)
+    assert request.parent_span_id == span_id, "the gateway's SERVER span is not the child of the client's span"
+    assert route.parent_span_id == request.span_id and client.parent_span_id == route.span_id
+    assert up.parent_span_id == client.span_id, "the upstream's span is not the child of the gateway's CLIENT span"
+    assert client.attributes.get("yrden.transport") == "websocket", client.attributes
+    assert client.attributes.get("yrden.outcome") == "ok", client.attributes
+    seen = json.loads(result["content"][0]["text"])
+    assert seen["meta"]["traceparent"] == client.traceparent_of, seen
 
 
 # ---------------------------------------------------------------------------
@@ -738,10 +949,6 @@ async def test_a_config_change_is_a_span(traced, receiver):
         assert span.kind == "INTERNAL", span
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the server's own OAuth refresh is not traced yet: README's oauth.refresh is a user's token after a 401",
-)
 async def test_a_servers_oauth_refresh_is_a_span(rig: Rig, oauth_server, receiver):
     """A server's access token expires; the next call makes the gateway refresh it: an ``oauth.refresh`` span
     naming the server. Tracing comes from the standard variables here (the rig writes the config)."""

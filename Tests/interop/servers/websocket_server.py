@@ -16,11 +16,17 @@ counts the upgrades by outcome and lists the client ids accepted.
 
 Tools: ``greet(name)``, ``pid()``, and ``flood(count)``, which sends ``count`` log notifications as fast as it
 can before it answers.
+
+With ``--otlp URL`` it emits OpenTelemetry spans to ``URL/v1/traces`` (service ``traced-ws-upstream``), for the
+tracing tests: ``traced_echo(text)`` opens a SERVER span ``tools/call traced_echo`` parented on the W3C trace
+context in the request's ``_meta`` (the SDK 1.x does not trace by itself) and answers the ``_meta.traceparent``
+and ``_meta.tracestate`` it saw, as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections import Counter
 
@@ -52,6 +58,39 @@ async def flood(count: int, ctx: Context) -> str:
     for index in range(count):
         await ctx.info(f"flood {index} " + "x" * 200)
     return f"sent {count}"
+
+
+TRACER = None
+"""The OpenTelemetry tracer when ``--otlp`` is given."""
+
+
+@server.tool(description="Answer `text` with the trace context of `_meta`, in a span parented on it.")
+def traced_echo(text: str, ctx: Context) -> str:
+    meta = ctx.request_context.meta
+    seen = {k: v for k, v in (meta.model_dump() if meta else {}).items() if k in ("traceparent", "tracestate")}
+    if TRACER is not None:
+        from opentelemetry.trace import SpanKind
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+        parent = TraceContextTextMapPropagator().extract(seen)
+        with TRACER.start_as_current_span("tools/call traced_echo", context=parent, kind=SpanKind.SERVER):
+            pass
+    return json.dumps({"text": text, "meta": seen or None})
+
+
+def export_to(otlp: str) -> None:
+    """Spans to ``otlp``'s ``/v1/traces``, each exported as it ends."""
+    global TRACER
+    from opentelemetry import trace
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    provider = TracerProvider(resource=Resource.create({"service.name": "traced-ws-upstream"}))
+    provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{otlp}/v1/traces", timeout=5)))
+    trace.set_tracer_provider(provider)
+    TRACER = trace.get_tracer("yrden-interop-websocket")
 
 
 OAUTH: dict[str, str] = {}
@@ -103,7 +142,10 @@ def main() -> None:
     parser.add_argument("--oauth-issuer", help="the authorization server whose tokens the upgrade must carry")
     parser.add_argument("--tls-cert", help="serve wss:// with this PEM certificate chain (and --tls-key)")
     parser.add_argument("--tls-key", help="the certificate's PEM private key")
+    parser.add_argument("--otlp", help="the OTLP/HTTP endpoint its spans go to (its /v1/traces); none: no spans")
     args = parser.parse_args()
+    if args.otlp:
+        export_to(args.otlp)
     routes: list[Route | WebSocketRoute] = [WebSocketRoute("/ws", endpoint)]
     if args.oauth_issuer:
         base = f"http://127.0.0.1:{args.port}"
