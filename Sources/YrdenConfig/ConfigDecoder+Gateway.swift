@@ -29,13 +29,16 @@ import YrdenProtocol
 /// - `auth` (object, see ``decodeResourceAuth(_:)``): the gateway as an OAuth-protected resource
 /// - `appsListen` (`HOST:PORT`; default the listen host on the next port): the MCP Apps sandbox, an origin of
 ///   its own for the pages of apps the console runs
+/// - `webSocketPingInterval`, `webSocketPongTimeout` (whole seconds, 1 to 3,600; default 15 each): how often
+///   the gateway pings a `/ws` client, and how much longer than that it waits for a word from it before
+///   closing its socket
 extension ConfigDecoder {
     static let gatewayKeys = [
         "listen", "toolSeparator", "adminToken", "clientTokens", "allowedOrigins", "trustedProxies", "maxBodyBytes",
         "dataDir",
         "publicURL", "replicaURL", "oauthCallback", "maxSessions", "maxSessionsPerClient", "sessionIdleTimeout",
         "startupWait",
-        "console", "appsListen", "auth",
+        "console", "appsListen", "auth", "webSocketPingInterval", "webSocketPongTimeout",
     ]
 
     func decodeGateway(_ reader: JSONReader) -> GatewaySettings {
@@ -107,6 +110,19 @@ extension ConfigDecoder {
             fix: "use a whole number of seconds from 0 (do not wait) to 300"
         ) {
             settings.startupWait = .seconds(seconds)
+        }
+        for key in ["webSocketPingInterval", "webSocketPongTimeout"] {
+            guard
+                let seconds = object[key]?.integer(
+                    in: GatewaySettings.webSocketSecondsRange,
+                    fix: "use a whole number of seconds from 1 to 3600; the default is 15"
+                )
+            else { continue }
+            if key == "webSocketPingInterval" {
+                settings.webSocketPingInterval = .seconds(seconds)
+            } else {
+                settings.webSocketPongTimeout = .seconds(seconds)
+            }
         }
         if let directory = object["dataDir"]?.nonEmptyString("dataDir") {
             settings.dataDir = directory

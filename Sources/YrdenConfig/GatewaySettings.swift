@@ -41,6 +41,10 @@ package struct GatewaySettings: Sendable, Hashable {
     /// How long the first `initialize` and list requests wait for every enabled server's first connection
     /// attempt, so a client that starts with the gateway sees the whole catalog; zero answers at once.
     package var startupWait: Duration
+    /// How often the gateway pings a downstream WebSocket client (`/ws`); one that sends nothing, not even a
+    /// pong, for this plus ``webSocketPongTimeout`` is gone and its socket closed.
+    package var webSocketPingInterval: Duration = defaultWebSocketPingInterval
+    package var webSocketPongTimeout: Duration = defaultWebSocketPongTimeout
 
     package static let defaultListenHost = "127.0.0.1"
     package static let defaultListenPort = 8750
@@ -52,6 +56,10 @@ package struct GatewaySettings: Sendable, Hashable {
     package static let defaultMaxSessionsPerClient = 256
     package static let defaultSessionIdleTimeout: Duration = .seconds(900)
     package static let defaultStartupWait: Duration = .seconds(5)
+    package static let defaultWebSocketPingInterval: Duration = .seconds(15)
+    package static let defaultWebSocketPongTimeout: Duration = .seconds(15)
+    /// Whole seconds either WebSocket key takes: a ping at least every hour, so a dead client is noticed.
+    package static let webSocketSecondsRange = 1...3600
 
     package init(
         listenHost: String = defaultListenHost,

@@ -74,7 +74,11 @@ package struct FrontRouter: Sendable {
             sockets: OpenWebSockets(limit: settings.maxSessions, perClientLimit: settings.maxSessionsPerClient),
             // The HTTP client's event loops (NIO's shared ones when none is given): no threads of the socket's own.
             loops: webSocketLoops ?? MultiThreadedEventLoopGroup.singleton,
-            limits: WebSocketLimits(maxMessageBytes: settings.maxBodyBytes),
+            limits: WebSocketLimits(
+                maxMessageBytes: settings.maxBodyBytes,
+                pingInterval: settings.webSocketPingInterval,
+                pongTimeout: settings.webSocketPongTimeout
+            ),
             logger: logger,
             cutOff: { [metrics] reason in
                 metrics.makeCounter(

@@ -30,7 +30,7 @@ import Testing
                 #"test.json: gateway.colour: unknown key "colour" — remove it; known keys here: listen, "#
                     + "toolSeparator, adminToken, clientTokens, allowedOrigins, trustedProxies, maxBodyBytes, dataDir, "
                     + "publicURL, replicaURL, oauthCallback, maxSessions, maxSessionsPerClient, sessionIdleTimeout, "
-                    + "startupWait, console, appsListen, auth"
+                    + "startupWait, console, appsListen, auth, webSocketPingInterval, webSocketPongTimeout"
             ]
         )
     }

@@ -196,6 +196,59 @@ def test_pings_are_answered(gateway, yrden):
     ws.close()
 
 
+def read_frame(sock: socket.socket) -> tuple[int, bytes] | None:
+    """One unmasked frame from the gateway as (opcode, payload); None once the gateway closed the connection."""
+
+    def exactly(count: int) -> bytes | None:
+        data = b""
+        while len(data) < count:
+            chunk = sock.recv(count - len(data))
+            if not chunk:
+                return None
+            data += chunk
+        return data
+
+    head = exactly(2)
+    if head is None:
+        return None
+    length = head[1] & 0x7F
+    if length == 126:
+        length = struct.unpack("!H", exactly(2) or b"\0\0")[0]
+    elif length == 127:
+        length = struct.unpack("!Q", exactly(8) or b"\0" * 8)[0]
+    payload = exactly(length)
+    return None if payload is None else (head[0] & 0x0F, payload)
+
+
+def test_the_gateway_pings_as_configured_and_closes_a_silent_client(gateway, yrden):
+    """``webSocketPingInterval`` 1 and ``webSocketPongTimeout`` 1: a client that answers the gateway's pings
+    keeps its socket past the silence bound; one that answers nothing sees pings, then its connection closed
+    (2 s after its last word) and its session ended."""
+    gw = gateway(config(yrden, webSocketPingInterval=1, webSocketPongTimeout=1))
+    ws = initialized(gw)  # websocket-client answers each ping it reads with a pong
+    pings = 0
+    while pings < 4:  # 4 s: twice the silence bound
+        opcode, _ = ws.recv_data_frame(True)
+        pings += opcode == websocket.ABNF.OPCODE_PING
+    ws.send(rpc(7, "ping"))
+    assert "result" in answer(ws, 7), "a client that answers pings was closed"
+    ws.close()
+    wait_until(lambda: sessions(gw) == 0, 10, "the session ended with its socket")
+
+    sock = raw_upgrade(gw)
+    sock.sendall(masked_text(INITIALIZE.encode()))
+    opened = time.monotonic()
+    frames = []
+    while (frame := read_frame(sock)) is not None:
+        frames.append(frame[0])
+    silent_for = time.monotonic() - opened
+    sock.close()
+    assert 0x9 in frames, f"no ping before the close: {frames}"
+    assert 0x1 in frames, "the initialize was not answered"
+    assert 1.5 < silent_for < 10, f"a silent client was closed after {silent_for:.1f} s, not about 2"
+    wait_until(lambda: sessions(gw) == 0, 10, "the silent client's session ended")
+
+
 def test_a_client_that_stops_reading_is_cut_off_and_the_gateway_memory_stays_bounded(gateway, yrden):
     gw = gateway(config(yrden))
     ws = initialized(gw)
