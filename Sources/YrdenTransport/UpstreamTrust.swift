@@ -10,7 +10,7 @@ package struct UpstreamTrust: Sendable {
 
     /// The PEM bundle that replaces the system's, when `SSL_CERT_FILE` is set.
     package let caFile: String?
-    /// The client context `wss://` connections share.
+    /// The client context `wss://` connections and pooled `https://` POSTs share.
     package let webSocketContext: NIOSSLContext
 
     package init(environment: [String: String]) throws(UpstreamTrustError) {

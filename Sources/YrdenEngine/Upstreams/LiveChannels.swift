@@ -9,10 +9,14 @@ package struct LiveChannels: UpstreamChannelFactory {
     package var httpClient: HTTPClient?
     /// The roots `wss://` servers are verified against; nil: the system's.
     package var trust: UpstreamTrust?
+    /// Kept-alive connections for Streamable HTTP POSTs, on the HTTP client's event loops; `https://` ones are
+    /// verified against `trust` (without it, they go through the HTTP client).
+    private let pools: UpstreamHTTPPools?
 
     package init(httpClient: HTTPClient? = nil, trust: UpstreamTrust? = nil) {
         self.httpClient = httpClient
         self.trust = trust
+        pools = httpClient.map { UpstreamHTTPPools(group: $0.eventLoopGroup, tls: trust?.webSocketContext) }
     }
 
     package func open(
@@ -24,7 +28,12 @@ package struct LiveChannels: UpstreamChannelFactory {
         case .stdio(let command):
             return try StdioChannel(command: command, handler: handler)
         case .streamableHTTP(let endpoint):
-            return StreamableHTTPChannel(endpoint: endpoint, client: try remoteClient(), handler: handler)
+            return StreamableHTTPChannel(
+                endpoint: endpoint,
+                client: try remoteClient(),
+                pools: pools,
+                handler: handler
+            )
         case .legacySSE(let endpoint):
             return LegacySSEChannel(endpoint: endpoint, client: try remoteClient(), handler: handler)
         case .webSocket(var endpoint):

@@ -7,7 +7,7 @@ extension HTTPConnection {
     /// What one attempt to open a long-lived stream (the GET stream, a listen POST) came to.
     enum StreamOpening {
         /// An answer other than a refused credential: the caller reads its status.
-        case opened(HTTPClientResponse)
+        case opened(UpstreamResponse)
         /// Try again now: the authorizer has another credential, or the server was unreachable and the
         /// pause before the next attempt is over.
         case retry
@@ -19,16 +19,17 @@ extension HTTPConnection {
     /// cannot be reached is retried after ``retryDelays`` and, past them, reports the channel closed: this
     /// is what notices a server that went away while no call was in flight. A 401/403 is retried once the
     /// authorizer has another credential, and closes the channel otherwise.
-    func openStream(_ request: HTTPClientRequest, unreachable: inout Int) async -> StreamOpening {
+    func openStream(_ request: UpstreamRequest, unreachable: inout Int) async -> StreamOpening {
         var request = request
         let credential: String?
         do { credential = try await authorize(&request) } catch {
             reportClosed(error)
             return .stop
         }
-        let response: HTTPClientResponse
+        let response: UpstreamResponse
         do {
-            response = try await client.execute(request, deadline: .distantFuture)
+            // Not pooled: a stream would hold one of the pool's connections for as long as it is open.
+            response = try await execute(request, deadline: .distantFuture, pooled: false)
             unreachable = 0
         } catch {
             if Task.isCancelled { return .stop }
@@ -68,7 +69,7 @@ extension HTTPConnection {
             var request = makeRequest(method: .GET, accept: "text/event-stream")
             if let lastEventID { request.headers.replaceOrAdd(name: "Last-Event-ID", value: lastEventID) }
             let sentSession = request.headers.first(name: Self.sessionHeader)
-            let response: HTTPClientResponse
+            let response: UpstreamResponse
             switch await openStream(request, unreachable: &unreachable) {
             case .opened(let opened): response = opened
             case .retry: continue

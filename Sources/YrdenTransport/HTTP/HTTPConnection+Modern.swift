@@ -42,13 +42,13 @@ extension HTTPConnection {
 
     /// The body of a refusal when it is a JSON-RPC error response (bounded), of code `onlyCode` when given;
     /// `nil` for anything else.
-    static func errorAnswer(_ response: HTTPClientResponse, onlyCode: Int? = nil) async -> [UInt8]? {
+    static func errorAnswer(_ response: UpstreamResponse, onlyCode: Int? = nil) async -> [UInt8]? {
         let body = await boundedBody(response)
         return isErrorAnswer(body, of: response, onlyCode: onlyCode) ? body : nil
     }
 
     /// Whether `body`, read from `response`, is a JSON-RPC error response (of code `onlyCode` when given).
-    static func isErrorAnswer(_ body: [UInt8], of response: HTTPClientResponse, onlyCode: Int? = nil) -> Bool {
+    static func isErrorAnswer(_ body: [UInt8], of response: UpstreamResponse, onlyCode: Int? = nil) -> Bool {
         let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
         guard contentType.hasPrefix("application/json"),
             let code = (try? JSONValue.parse(body))?["error"]?["code"]?.intValue

@@ -6,7 +6,7 @@ import YrdenProtocol
 
 extension HTTPConnection {
     /// Keeps the session id from the `initialize` response.
-    func captureSession(from response: HTTPClientResponse) {
+    func captureSession(from response: UpstreamResponse) {
         guard let sessionID = response.headers.first(name: Self.sessionHeader) else { return }
         // Visible ASCII only (spec); anything else could smuggle header syntax, so it is not echoed back.
         guard !sessionID.isEmpty, sessionID.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
@@ -41,21 +41,20 @@ extension HTTPConnection {
             var request = makeRequest(method: .POST, accept: "application/json, text/event-stream")
             request.headers.remove(name: Self.sessionHeader)
             request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-            request.body = .bytes(initialize.bytes)
+            request.body = initialize.bytes
             _ = try await authorize(&request)
             let deadline = NIODeadline.now() + Self.timeAmount(endpoint.requestTimeout)
-            let response = try await client.execute(request, deadline: deadline)
+            let response = try await execute(request, deadline: deadline)
             guard response.status == .ok else { throw await Self.statusError(response) }
             captureSession(from: response)
             // The answer is the server's, for a request the client already has its answer to: read, not passed on.
             _ = try await readMessages(response) { _ in true }
             var initialized = makeRequest(method: .POST, accept: "application/json, text/event-stream")
             initialized.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-            initialized.body = .bytes(
-                JSONRPCMessage.notification(JSONRPCNotification(method: MCPMethod.initialized)).serialized()
-            )
+            initialized.body = JSONRPCMessage.notification(JSONRPCNotification(method: MCPMethod.initialized))
+                .serialized()
             _ = try await authorize(&initialized)
-            let accepted = try await client.execute(initialized, deadline: deadline)
+            let accepted = try await execute(initialized, deadline: deadline)
             _ = try? await accepted.body.collect(upTo: 64 * 1024)
         } catch {
             let reason = (error as? UpstreamError) ?? Self.networkError(error)
@@ -78,6 +77,6 @@ extension HTTPConnection {
         var request = makeRequest(method: .DELETE, accept: nil)
         request.headers.replaceOrAdd(name: Self.sessionHeader, value: sessionID)
         guard (try? await authorize(&request)) != nil || endpoint.authorizer == nil else { return }
-        _ = try? await client.execute(request, deadline: .now() + .seconds(2))
+        _ = try? await execute(request, deadline: .now() + .seconds(2))
     }
 }

@@ -17,8 +17,8 @@ extension HTTPConnection {
         while !Task.isCancelled {
             var request = makeRequest(method: .POST, accept: "application/json, text/event-stream", for: frame)
             request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-            request.body = .bytes(frame.bytes)
-            let response: HTTPClientResponse
+            request.body = frame.bytes
+            let response: UpstreamResponse
             switch await openStream(request, unreachable: &unreachable) {
             case .opened(let opened): response = opened
             case .retry: continue

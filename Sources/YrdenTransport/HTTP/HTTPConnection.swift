@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import Synchronization
+import YrdenExecution
 import YrdenProtocol
 
 /// The state and the I/O behind one ``StreamableHTTPChannel``.
@@ -36,6 +37,8 @@ final class HTTPConnection: Sendable {
     let handler: UpstreamChannelHandler
     private let outbox: AsyncStream<Work>.Continuation
     let state = Mutex(State())
+    /// The origin's pool and the request target on it; `nil` sends every request through `client`.
+    let route: (pool: UpstreamHTTPPool, requestTarget: String)?
     private let closedOnce = OnceFlag()
     private let replies: ReplyBudget
 
@@ -47,11 +50,15 @@ final class HTTPConnection: Sendable {
     init(
         endpoint: StreamableHTTPEndpoint,
         client: HTTPClient,
+        pools: UpstreamHTTPPools?,
         handler: UpstreamChannelHandler,
         outbox: AsyncStream<Work>.Continuation
     ) {
         self.endpoint = endpoint
         self.client = client
+        route = UpstreamOrigin.parse(endpoint.url).flatMap { origin, requestTarget in
+            pools?.pool(for: origin).map { (pool: $0, requestTarget: requestTarget) }
+        }
         self.handler = handler
         self.outbox = outbox
         self.replies = ReplyBudget(log: handler.log)
@@ -81,7 +88,8 @@ final class HTTPConnection: Sendable {
                         self.replies.release()
                     }
                 case .post(let frame):
-                    group.addTask { await self.post(frame) }
+                    // Inline where its answer arrives, when the pool hands it over there (``PooledExchange``).
+                    group.addTask(executorPreference: InlineExecutor.shared) { await self.post(frame) }
                 case .listen:
                     group.addTask { await self.listen() }
                 }
@@ -143,7 +151,7 @@ final class HTTPConnection: Sendable {
     private func postOnce(_ frame: OutboundFrame, mayReauthorize: Bool) async -> PostOutcome {
         var request = makeRequest(method: .POST, accept: "application/json, text/event-stream", for: frame)
         request.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-        request.body = .bytes(frame.bytes)
+        request.body = frame.bytes
         let sentSession = request.headers.first(name: Self.sessionHeader)
         let credential: String?
         do {
@@ -152,16 +160,25 @@ final class HTTPConnection: Sendable {
         } catch {
             return .failed(error, retryable: false)
         }
-        let response: HTTPClientResponse
+        let response: UpstreamResponse
+        // A plain answer (2xx JSON) to anything but the handshake is handed over as it arrives.
+        var onArrival: (@Sendable ([UInt8]) -> Bool)?
+        if frame.method != MCPMethod.initialize && frame.method != MCPMethod.initialized {
+            onArrival = { @Sendable bytes in self.deliver(bytes, answering: frame) }
+        }
         do {
-            response = try await client.execute(
+            response = try await execute(
                 request,
-                deadline: .now() + Self.timeAmount(endpoint.postDeadline(for: frame.method))
+                deadline: .now() + Self.timeAmount(endpoint.postDeadline(for: frame.method)),
+                onArrival: onArrival
             )
         } catch {
             return .failed(Self.networkError(error), retryable: true)
         }
         let status = Int(response.status.code)
+        if let answered = response.answeredOnArrival {
+            return frame.isRequest && !answered ? .failed(Self.unanswered(status), retryable: false) : .done
+        }
         if frame.method == MCPMethod.initialize {
             captureSession(from: response)
             state.withLock { $0.initializeFrame = frame }
@@ -195,21 +212,22 @@ final class HTTPConnection: Sendable {
         } catch {
             return .failed(UpstreamError(.network, "the server's response broke off: \(error)"), retryable: true)
         }
-        if frame.isRequest && !answered {
-            let error = UpstreamError(
-                .protocol,
-                "the server answered HTTP \(status) without a response to the request",
-                httpStatus: status
-            )
-            return .failed(error, retryable: false)
-        }
+        if frame.isRequest && !answered { return .failed(Self.unanswered(status), retryable: false) }
         return .done
+    }
+
+    static func unanswered(_ status: Int) -> UpstreamError {
+        UpstreamError(
+            .protocol,
+            "the server answered HTTP \(status) without a response to the request",
+            httpStatus: status
+        )
     }
 
     /// Reads a POST's answer, JSON or an SSE stream, handing each message to `receive` as it arrives; true when
     /// `receive` said one of them was the answer it waited for.
     func readMessages(
-        _ response: HTTPClientResponse,
+        _ response: UpstreamResponse,
         _ receive: ([UInt8]) -> Bool
     ) async throws -> Bool {
         let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
@@ -300,9 +318,8 @@ final class HTTPConnection: Sendable {
 
     /// A request to the endpoint with the configured headers, then the frame's own and the session and version
     /// headers; a 2026-07-28 `frame` gets that era's routing headers instead, and no session.
-    func makeRequest(method: HTTPMethod, accept: String?, for frame: OutboundFrame? = nil) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: endpoint.url)
-        request.method = method
+    func makeRequest(method: HTTPMethod, accept: String?, for frame: OutboundFrame? = nil) -> UpstreamRequest {
+        var request = UpstreamRequest(method: method)
         for (name, value) in endpoint.headers { request.headers.replaceOrAdd(name: name, value: value) }
         if let accept { request.headers.replaceOrAdd(name: "Accept", value: accept) }
         if let frame, frame.modernVersion != nil {
@@ -317,7 +334,7 @@ final class HTTPConnection: Sendable {
     }
 
     /// Adds the authorizer's credential to `request`, if the endpoint has one; returns what was sent.
-    func authorize(_ request: inout HTTPClientRequest) async throws(UpstreamError) -> String? {
+    func authorize(_ request: inout UpstreamRequest) async throws(UpstreamError) -> String? {
         guard let authorizer = endpoint.authorizer else { return nil }
         let credential = try await authorizer.authorization()
         request.headers.replaceOrAdd(name: "Authorization", value: credential)
@@ -326,7 +343,7 @@ final class HTTPConnection: Sendable {
 
     /// Whether a 401 (or a 403 asking for more scope) to a request sent with `credential` was answered by the
     /// authorizer with another credential to try.
-    func reauthorize(after response: HTTPClientResponse, credential: String?) async -> Bool {
+    func reauthorize(after response: UpstreamResponse, credential: String?) async -> Bool {
         let status = Int(response.status.code)
         guard status == 401 || status == 403, let credential, let authorizer = endpoint.authorizer else { return false }
         let challenge = response.headers.first(name: "WWW-Authenticate")
@@ -336,12 +353,12 @@ final class HTTPConnection: Sendable {
 
     /// The error for a non-2xx answer: `auth` for 401/403 (a token to fix, not a server to retry), else `http`;
     /// the message quotes a JSON-RPC error body when the server sent one (bounded; never the headers).
-    static func statusError(_ response: HTTPClientResponse) async -> UpstreamError {
+    static func statusError(_ response: UpstreamResponse) async -> UpstreamError {
         statusError(response, body: await boundedBody(response))
     }
 
     /// ``statusError(_:)`` for a body already read.
-    static func statusError(_ response: HTTPClientResponse, body: [UInt8]) -> UpstreamError {
+    static func statusError(_ response: UpstreamResponse, body: [UInt8]) -> UpstreamError {
         let status = Int(response.status.code)
         var detail = ""
         if let message = (try? JSONValue.parse(body))?["error"]?["message"]?.stringValue {
@@ -356,13 +373,14 @@ final class HTTPConnection: Sendable {
     }
 
     /// Up to 64 KiB of an answer's body (what an error carries); empty when it cannot be read.
-    static func boundedBody(_ response: HTTPClientResponse) async -> [UInt8] {
+    static func boundedBody(_ response: UpstreamResponse) async -> [UInt8] {
         guard let body = try? await response.body.collect(upTo: 64 * 1024) else { return [] }
         return Array(body.readableBytesView)
     }
 
     /// A request that never got an HTTP answer: refused, reset, timed out.
     static func networkError(_ error: any Error) -> UpstreamError {
+        if let error = error as? UpstreamError { return error }
         if let error = error as? HTTPClientError, error == .deadlineExceeded {
             return UpstreamError(.timeout, "the server did not answer in time")
         }

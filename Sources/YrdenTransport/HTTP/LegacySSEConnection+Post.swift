@@ -36,7 +36,7 @@ extension LegacySSEConnection {
         }
         let status = Int(response.status.code)
         guard (200..<300).contains(status) else {
-            return (await HTTPConnection.statusError(response), retryable: status >= 500)
+            return (await HTTPConnection.statusError(UpstreamResponse(response)), retryable: status >= 500)
         }
         // Usually "Accepted"; the answer comes on the stream. Drained so the connection is reused.
         do {

@@ -125,7 +125,7 @@ final class LegacySSEConnection: Sendable {
             return
         }
         guard response.status == .ok else {
-            end(await HTTPConnection.statusError(response))
+            end(await HTTPConnection.statusError(UpstreamResponse(response)))
             return
         }
         let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""

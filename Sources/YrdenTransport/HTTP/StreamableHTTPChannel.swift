@@ -13,9 +13,22 @@ package final class StreamableHTTPChannel: UpstreamChannel {
     private let worker: Task<Void, Never>
 
     /// Starts the channel's task; nothing is sent until the first frame.
-    package init(endpoint: StreamableHTTPEndpoint, client: HTTPClient, handler: UpstreamChannelHandler) {
+    /// POSTs go through `pools` (the origin's kept-alive connections) when given, else through `client`, which
+    /// carries the GET stream and 2026-07-28 listen streams in any case.
+    package init(
+        endpoint: StreamableHTTPEndpoint,
+        client: HTTPClient,
+        pools: UpstreamHTTPPools? = nil,
+        handler: UpstreamChannelHandler
+    ) {
         let (work, outbox) = AsyncStream.makeStream(of: HTTPConnection.Work.self)
-        let connection = HTTPConnection(endpoint: endpoint, client: client, handler: handler, outbox: outbox)
+        let connection = HTTPConnection(
+            endpoint: endpoint,
+            client: client,
+            pools: pools,
+            handler: handler,
+            outbox: outbox
+        )
         self.connection = connection
         self.outbox = outbox
         // Owned by the channel, not its opener: it lives as long as the channel and `close()` ends it.
