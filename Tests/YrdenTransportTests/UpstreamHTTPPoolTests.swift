@@ -9,18 +9,24 @@ import Testing
 
     @Test func opensUpToTheCapThenQueuesThenRefuses() {
         var book = Book(maxConnections: 2, maxWaiters: 1)
-        #expect(book.lease(id: 1, "a") == .open)
-        #expect(book.lease(id: 2, "b") == .open)
-        #expect(book.lease(id: 3, "c") == .wait)
-        #expect(book.lease(id: 4, "d") == .refuse)
+        let got1 = book.lease(id: 1, "a")
+        #expect(got1 == .open)
+        let got2 = book.lease(id: 2, "b")
+        #expect(got2 == .open)
+        let got3 = book.lease(id: 3, "c")
+        #expect(got3 == .wait)
+        let got4 = book.lease(id: 4, "d")
+        #expect(got4 == .refuse)
         #expect(book.open == 2)
         #expect(book.waiters.map(\.waiter) == ["c"])
     }
 
     @Test func aConnectionGivenBackGoesToTheFirstWaiterElseIdles() {
         var book = Book(maxConnections: 1, maxWaiters: 4)
-        #expect(book.lease(id: 1, "a") == .open)
-        #expect(book.lease(id: 2, "b") == .wait)
+        let got5 = book.lease(id: 1, "a")
+        #expect(got5 == .open)
+        let got6 = book.lease(id: 2, "b")
+        #expect(got6 == .wait)
         guard case .reuse(let waiter) = book.release(10, reusable: true, now: 0) else {
             Issue.record("the waiter was not handed the connection")
             return
@@ -31,7 +37,8 @@ import Testing
             return
         }
         #expect(book.idle.map(\.connection) == [10])
-        #expect(book.lease(id: 3, "c") == .reuse(10))
+        let got7 = book.lease(id: 3, "c")
+        #expect(got7 == .reuse(10))
         #expect(book.open == 1)
     }
 
@@ -41,7 +48,8 @@ import Testing
         _ = book.lease(id: 2, "b")
         _ = book.release(1, reusable: true, now: 1)
         _ = book.release(2, reusable: true, now: 2)
-        #expect(book.lease(id: 3, "c") == .reuse(2))
+        let got8 = book.lease(id: 3, "c")
+        #expect(got8 == .reuse(2))
     }
 
     @Test func aBrokenConnectionsPlaceGoesToAWaiterToOpenOrIsFreed() {
@@ -59,15 +67,18 @@ import Testing
             return
         }
         #expect(book.open == 0)
-        #expect(book.lease(id: 3, "c") == .open)
+        let got9 = book.lease(id: 3, "c")
+        #expect(got9 == .open)
     }
 
     @Test func aWaiterTakenOutIsNotHandedAnything() {
         var book = Book(maxConnections: 1, maxWaiters: 4)
         _ = book.lease(id: 1, "a")
         _ = book.lease(id: 2, "b")
-        #expect(book.removeWaiter(2) == "b")
-        #expect(book.removeWaiter(2) == nil)
+        let got10 = book.removeWaiter(2)
+        #expect(got10 == "b")
+        let got11 = book.removeWaiter(2)
+        #expect(got11 == nil)
         guard case .none = book.release(10, reusable: true, now: 0) else {
             Issue.record("the removed waiter was handed the connection")
             return
@@ -80,11 +91,15 @@ import Testing
         _ = book.release(1, reusable: true, now: 10)
         _ = book.release(2, reusable: true, now: 20)
         _ = book.release(3, reusable: true, now: 30)
-        #expect(book.expired(before: 25) == [1, 2])
+        let got12 = book.expired(before: 25)
+        #expect(got12 == [1, 2])
         #expect(book.open == 1)
-        #expect(!book.closedWhileIdle(1))
-        #expect(book.closedWhileIdle(3))
-        #expect(!book.closedWhileIdle(3))
+        let got13 = book.closedWhileIdle(1)
+        #expect(!got13)
+        let got14 = book.closedWhileIdle(3)
+        #expect(got14)
+        let got15 = book.closedWhileIdle(3)
+        #expect(!got15)
         #expect(book.open == 0)
     }
 }
