@@ -68,6 +68,8 @@ def main() -> None:
     parser.add_argument("--json-response", action="store_true")
     parser.add_argument("--stateless", action="store_true")
     parser.add_argument("--legacy-sse", action="store_true")
+    parser.add_argument("--tls-cert", help="serve https with this certificate (PEM)")
+    parser.add_argument("--tls-key", help="the certificate's key (PEM)")
     args = parser.parse_args()
     app: ASGIApp
     if args.legacy_sse:
@@ -77,7 +79,9 @@ def main() -> None:
     if token := os.environ.get("HTTP_SERVER_TOKEN"):
         app = RequireBearer(app, token)
     print(f"http_server: pid {os.getpid()}, port {args.port}", file=sys.stderr, flush=True)
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+    uvicorn.run(
+        app, host="127.0.0.1", port=args.port, log_level="warning", ssl_certfile=args.tls_cert, ssl_keyfile=args.tls_key
+    )
 
 
 if __name__ == "__main__":
