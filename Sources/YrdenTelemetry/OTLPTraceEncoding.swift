@@ -33,21 +33,28 @@ package enum OTLPTraceEncoding {
 
     /// `Span`.
     static func write(_ span: SpanRecord, into writer: inout ProtobufWriter) {
-        writer.bytesField(1, span.context.traceID.bytes)
-        writer.bytesField(2, span.context.spanID.bytes)
+        writer.bytesField(1, high: span.context.traceID.high, low: span.context.traceID.low)
+        writer.bytesField(2, word: span.context.spanID.value)
         writer.stringField(3, span.context.traceState ?? "")
-        writer.bytesField(4, span.parentSpanID?.bytes ?? [])
-        writer.stringField(5, span.name)
+        writer.bytesField(4, word: span.parentSpanID?.value ?? 0)
+        if let target = span.nameTarget {
+            writer.stringField(5, span.name, target)
+        } else {
+            writer.stringField(5, span.name)
+        }
         writer.varintField(6, UInt64(span.kind.rawValue))
         writer.fixed64Field(7, span.startNanos)
         writer.fixed64Field(8, span.endNanos)
+        span.mcp.forEach { key, value in
+            writer.messageField(9) { keyValue(&$0, key, value) }
+        }
         for attribute in span.attributes {
             writer.messageField(9) { keyValue(&$0, attribute) }
         }
         for link in span.links {
             writer.messageField(13) { linkWriter in  // Span.links: Link
-                linkWriter.bytesField(1, link.traceID.bytes)
-                linkWriter.bytesField(2, link.spanID.bytes)
+                linkWriter.bytesField(1, high: link.traceID.high, low: link.traceID.low)
+                linkWriter.bytesField(2, word: link.spanID.value)
                 linkWriter.stringField(3, link.traceState ?? "")
                 linkWriter.fixed32Field(6, link.sampled ? 1 : 0)
             }
@@ -67,8 +74,18 @@ package enum OTLPTraceEncoding {
     /// `KeyValue { key = 1; AnyValue value = 2 }`, `AnyValue` a oneof of string 1, bool 2, int 3, double 4.
     static func keyValue(_ writer: inout ProtobufWriter, _ attribute: SpanAttribute) {
         writer.stringField(1, attribute.key)
+        anyValue(&writer, attribute.value)
+    }
+
+    /// A typed attribute's `KeyValue`, its key written from the binary's constant.
+    static func keyValue(_ writer: inout ProtobufWriter, _ key: StaticString, _ value: AttributeValue) {
+        writer.stringField(1, key)
+        anyValue(&writer, value)
+    }
+
+    static func anyValue(_ writer: inout ProtobufWriter, _ attributeValue: AttributeValue) {
         writer.messageField(2) { value in
-            switch attribute.value {
+            switch attributeValue {
             case .string(let text): value.requiredStringField(1, text)
             case .bool(let flag): value.requiredVarintField(2, flag ? 1 : 0)
             case .int(let number): value.requiredVarintField(3, UInt64(bitPattern: number))

@@ -40,9 +40,19 @@ package struct SpanContext: Sendable, Hashable {
         )
     }
 
-    /// `00-{trace id}-{span id}-{flags}`.
+    /// `00-{trace id}-{span id}-{flags}`: 55 bytes written in place, one allocation.
     package var traceparent: String {
-        "00-\(traceID.hex)-\(spanID.hex)-\(sampled ? "01" : "00")"
+        String(unsafeUninitializedCapacity: 55) { buffer in
+            let dash = UInt8(ascii: "-")
+            let zero = UInt8(ascii: "0")
+            (buffer[0], buffer[1], buffer[2]) = (zero, zero, dash)
+            HexDigits.write(traceID.high, into: buffer, at: 3)
+            HexDigits.write(traceID.low, into: buffer, at: 19)
+            buffer[35] = dash
+            HexDigits.write(spanID.value, into: buffer, at: 36)
+            (buffer[52], buffer[53], buffer[54]) = (dash, zero, sampled ? UInt8(ascii: "1") : zero)
+            return 55
+        }
     }
 }
 

@@ -39,12 +39,19 @@ package final class SpanQueue: Sendable {
     }
 
     /// Up to `batchSize` of the oldest spans, removed from the queue.
+    /// When at most a batch waits (the usual case) the queue's array itself is taken and a fresh one put in
+    /// its place, so the lock the event loop's ``add(_:)`` waits on never copies or shifts spans.
     package func take() -> [SpanRecord] {
-        state.withLock { state in
+        var fresh: [SpanRecord] = []
+        fresh.reserveCapacity(batchSize)  // outside the lock
+        return state.withLock { state in
             guard !state.spans.isEmpty else { return [] }
-            let count = min(batchSize, state.spans.count)
-            let batch = Array(state.spans.prefix(count))
-            state.spans.removeFirst(count)
+            guard state.spans.count > batchSize else {
+                swap(&fresh, &state.spans)
+                return fresh
+            }
+            let batch = Array(state.spans.prefix(batchSize))
+            state.spans.removeFirst(batchSize)
             return batch
         }
     }

@@ -19,7 +19,7 @@ package enum AttributeValue: Sendable, Equatable {
     case double(Double)
 }
 
-/// One attribute: a key and its value, kept in a small array rather than a dictionary (a span has ~10).
+/// One attribute: a key and its value, for the attributes ``MCPSpanAttributes`` has no field for.
 package struct SpanAttribute: Sendable, Equatable {
     package let key: String
     package let value: AttributeValue
@@ -40,15 +40,23 @@ package enum SpanStatus: Sendable, Equatable {
 }
 
 /// A recorded span: what the exporter encodes. Made on the event loop and handed to the queue whole; no
-/// lock is held while it is filled.
+/// lock is held while it is filled, and nothing in it is formatted there: ids are integers, times raw clock
+/// readings, the name and attributes references to strings the call holds (joined and named by the exporter).
 package struct SpanRecord: Sendable {
     package let context: SpanContext
     package let parentSpanID: SpanID?
+    /// The name, or its first part when ``nameTarget`` is set: the method, joined to its target by the
+    /// exporter rather than on the event loop.
     package var name: String
+    /// What the span's name ends with after a space (`tools/call` `echo`); `nil`: the name is ``name``.
+    package var nameTarget: String?
     package let kind: SpanKind
     /// Wall-clock times in nanoseconds since the Unix epoch, as OTLP has them.
     package let startNanos: UInt64
     package var endNanos: UInt64
+    /// The attributes of the gateway's own spans, typed (see ``MCPSpanAttributes``).
+    package var mcp: MCPSpanAttributes
+    /// Any other attributes, after those of ``mcp`` (empty, so not allocated, on the spans of a call).
     package var attributes: [SpanAttribute]
     /// Other traces this span is caused by too (a retry's own incoming context).
     package var links: [SpanContext]
@@ -58,9 +66,11 @@ package struct SpanRecord: Sendable {
         context: SpanContext,
         parentSpanID: SpanID?,
         name: String,
+        nameTarget: String? = nil,
         kind: SpanKind,
         startNanos: UInt64,
         endNanos: UInt64 = 0,
+        mcp: MCPSpanAttributes = MCPSpanAttributes(),
         attributes: [SpanAttribute] = [],
         links: [SpanContext] = [],
         status: SpanStatus = .unset
@@ -68,9 +78,11 @@ package struct SpanRecord: Sendable {
         self.context = context
         self.parentSpanID = parentSpanID
         self.name = name
+        self.nameTarget = nameTarget
         self.kind = kind
         self.startNanos = startNanos
         self.endNanos = endNanos
+        self.mcp = mcp
         self.attributes = attributes
         self.links = links
         self.status = status

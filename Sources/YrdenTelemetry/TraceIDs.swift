@@ -35,7 +35,7 @@ package struct TraceID: Sendable, Hashable {
         guard isValid else { return nil }
     }
 
-    /// The 16 bytes as OTLP sends them.
+    /// The 16 bytes as OTLP sends them (the encoder writes them in place; this is for tests and logs).
     package var bytes: [UInt8] { HexDigits.bigEndian(high) + HexDigits.bigEndian(low) }
 }
 
@@ -69,6 +69,15 @@ enum IDRandom {
     private static let state = Mutex(Xoshiro256StarStar())
 
     static func next() -> UInt64 { state.withLock { $0.next() } }
+
+    /// A new span's random numbers under one lock: its span id's, and a new trace's two when it starts one.
+    static func forSpan(newTrace: Bool) -> (span: UInt64, high: UInt64, low: UInt64) {
+        state.withLock { generator in
+            let span = generator.next()
+            guard newTrace else { return (span, 0, 0) }
+            return (span, generator.next(), generator.next())
+        }
+    }
 }
 
 /// xoshiro256** (Blackman and Vigna), seeded from `SystemRandomNumberGenerator`.
@@ -102,15 +111,18 @@ struct Xoshiro256StarStar {
 
 /// Lowercase hex of fixed width, the only form W3C trace context allows.
 enum HexDigits {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     static func format(_ value: UInt64) -> String {
         String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in 0..<16 {
-                let shift = UInt64((15 - index) * 4)
-                buffer[index] = digits[Int((value >> shift) & 0xF)]
-            }
+            write(value, into: buffer, at: 0)
             return 16
+        }
+    }
+
+    /// Writes `value`'s 16 digits at `offset` (the caller made room).
+    static func write(_ value: UInt64, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        for index in 0..<16 {
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64((15 - index) * 4)) & 0xF
+            buffer[offset + index] = nibble < 10 ? nibble &+ 0x30 : nibble &+ 0x57  // 0-9, a-f
         }
     }
 

@@ -12,7 +12,13 @@ package struct TraceSpan: Sendable {
 
     package var isRecording: Bool { record != nil }
 
-    /// Adds an attribute; nothing when not recording.
+    /// Sets typed attributes (see ``MCPSpanAttributes``); nothing when not recording.
+    package mutating func setMCP(_ update: (inout MCPSpanAttributes) -> Void) {
+        guard record != nil else { return }
+        update(&record!.mcp)
+    }
+
+    /// Adds an attribute of no typed field; nothing when not recording.
     package mutating func set(_ key: String, _ value: String) {
         record?.attributes.append(SpanAttribute(key, .string(value)))
     }
@@ -23,13 +29,14 @@ package struct TraceSpan: Sendable {
 
     /// Marks the span failed: `error.type` as the semantic conventions name it, status ERROR.
     package mutating func fail(_ errorType: String, message: String = "") {
-        record?.attributes.append(SpanAttribute("error.type", .string(errorType)))
+        record?.mcp.errorType = errorType
         record?.status = .error(message)
     }
 
     /// Names the span again (once its target is known).
     package mutating func rename(_ name: String) {
         record?.name = name
+        record?.nameTarget = nil
     }
 
     package mutating func link(_ other: SpanContext) {

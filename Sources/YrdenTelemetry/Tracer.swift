@@ -8,8 +8,6 @@ package final class Tracer: Sendable {
     package let queue: SpanQueue
     /// The downstream transport's `network.transport`: `tcp` for HTTP, `pipe` for `yrden stdio`.
     package let networkTransport: String
-    /// Room for the attributes a request's span gets (a SERVER span has up to ten).
-    static let typicalAttributes = 12
 
     package init(
         serviceName: String,
@@ -24,31 +22,35 @@ package final class Tracer: Sendable {
     }
 
     /// A new span, child of `parent` (same trace; sampled as the parent is) or the root of a new trace
-    /// (sampled by the ratio). The span's `tracestate` is its parent's.
+    /// (sampled by the ratio). The span's `tracestate` is its parent's. Its name is `name`, or `name` and
+    /// `target` joined by a space (by the exporter: nothing is formatted here).
     package func start(
         _ name: String,
+        target: String? = nil,
         kind: SpanKind,
         parent: SpanContext?,
         attributes: [SpanAttribute] = []
     ) -> TraceSpan {
-        let traceID = parent?.traceID ?? TraceID.random()
+        let random = IDRandom.forSpan(newTrace: parent == nil)
+        var traceID = parent?.traceID ?? TraceID(high: random.high, low: random.low)
+        if !traceID.isValid { traceID = TraceID.random() }  // both words zero: 1 in 2¹²⁸
         let sampled = sampler.isSampled(traceID, parent: parent)
         let context = SpanContext(
             traceID: traceID,
-            spanID: SpanID.random(),
+            spanID: random.span != 0 ? SpanID(random.span) : SpanID.random(),
             sampled: sampled,
             traceState: parent?.traceState
         )
         guard sampled else { return TraceSpan(context: context, record: nil) }
-        var record = SpanRecord(
+        let record = SpanRecord(
             context: context,
             parentSpanID: parent?.spanID,
             name: name,
+            nameTarget: target,
             kind: kind,
             startNanos: WallNanos.now(),
             attributes: attributes
         )
-        record.attributes.reserveCapacity(Self.typicalAttributes)  // one allocation, not one per doubling
         return TraceSpan(context: context, record: record)
     }
 

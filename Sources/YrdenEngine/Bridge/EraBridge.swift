@@ -170,8 +170,7 @@ final class EraBridge: Sendable {
                 server: server,
                 link: context.snapshot.links[server]
             )
-            params = TraceMeta.stamping(params, with: started.context)
-            options.headers = TraceMeta.replacingHeaders(options.headers, for: started.context)
+            TraceMeta.stamp(&params, &options, with: started.context)
             span = started
         }
         let spec = context.snapshot.links[server]?.spec

@@ -22,8 +22,7 @@ extension Dispatcher {
             server: server,
             link: context.snapshot.links[server]
         )
-        params = TraceMeta.stamping(params, with: span.context)
-        options.headers = TraceMeta.replacingHeaders(options.headers, for: span.context)
+        TraceMeta.stamp(&params, &options, with: span.context)
         return span
     }
 }

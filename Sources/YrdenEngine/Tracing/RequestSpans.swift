@@ -27,25 +27,33 @@ enum RequestSpans {
         parent: SpanContext?
     ) -> TraceSpan {
         let request = admitted.request
-        var span = tracer.start(name(request.method, params: request.params), kind: .server, parent: parent)
+        var span = tracer.start(
+            request.method,
+            target: target(request.method, params: request.params),
+            kind: .server,
+            parent: parent
+        )
         guard span.isRecording else { return span }
-        span.set("mcp.method.name", request.method)
         let session = admitted.session
-        if !session.id.isEmpty { span.set("mcp.session.id", session.id) }
-        span.set("mcp.protocol.version", session.protocolVersion)
-        switch request.id {
-        case .int(let value): span.set("jsonrpc.request.id", String(value))
-        case .string(let value): span.set("jsonrpc.request.id", value)
+        let transport = tracer.networkTransport
+        span.setMCP { attributes in
+            attributes.method = request.method
+            if !session.id.isEmpty { attributes.sessionID = session.id }
+            attributes.protocolVersion = session.protocolVersion
+            switch request.id {
+            case .int(let value): attributes.requestNumber = Int64(value)
+            case .string(let value): attributes.requestText = value
+            }
+            if request.method == MCPMethod.toolsCall, let tool = request.params?["name"]?.stringValue {
+                attributes.toolName = tool
+                attributes.executesTool = true
+            }
+            if let uri = request.params?["uri"]?.stringValue, request.method.hasPrefix("resources/") {
+                attributes.resourceURI = uri
+            }
+            attributes.networkTransport = transport
+            if case .profile(let profile) = session.scope { attributes.profile = profile }
         }
-        if request.method == MCPMethod.toolsCall, let tool = request.params?["name"]?.stringValue {
-            span.set("gen_ai.tool.name", tool)
-            span.set("gen_ai.operation.name", "execute_tool")
-        }
-        if let uri = request.params?["uri"]?.stringValue, request.method.hasPrefix("resources/") {
-            span.set("mcp.resource.uri", uri)
-        }
-        span.set("network.transport", tracer.networkTransport)
-        if case .profile(let profile) = session.scope { span.set("yrden.profile", profile) }
         return span
     }
 
@@ -63,23 +71,27 @@ enum RequestSpans {
     /// The routing span: which server a named item went to, under which name.
     static func route(_ tracer: Tracer, parent: SpanContext, _ route: Route) -> TraceSpan {
         var span = tracer.start("route", kind: .internal, parent: parent)
-        span.set("yrden.server", route.server)
-        span.set("yrden.tool.upstream_name", route.name)
+        span.setMCP { attributes in
+            attributes.server = route.server
+            attributes.upstreamName = route.name
+        }
         return span
     }
 
     /// An OAuth refresh of the token a server refused, child of the call it is for (a root when untraced).
     static func oauthRefresh(_ tracer: Tracer, parent: SpanContext?, _ server: String) -> TraceSpan {
         var span = tracer.start("oauth.refresh", kind: .internal, parent: parent)
-        span.set("yrden.server", server)
+        span.setMCP { $0.server = server }
         return span
     }
 
     /// An operator's change: `add`, `remove`, `replace` or `reload`, of one server or all; a root span.
     static func configChange(_ tracer: Tracer, _ change: String, server: String?) -> TraceSpan {
         var span = tracer.start("config.change", kind: .internal, parent: nil)
-        span.set("yrden.change", change)
-        if let server { span.set("yrden.server", server) }
+        span.setMCP { attributes in
+            attributes.change = change
+            attributes.server = server
+        }
         return span
     }
 
@@ -92,16 +104,17 @@ enum RequestSpans {
         server: String,
         link: ServerLink?
     ) -> TraceSpan {
-        var span = tracer.start(name(method, params: .object(params)), kind: .client, parent: parent)
+        let target = target(method, params: .object(params))
+        var span = tracer.start(method, target: target, kind: .client, parent: parent)
         guard span.isRecording else { return span }
-        span.set("mcp.method.name", method)
-        span.set("yrden.server", server)
-        if let tool = target(method, params: .object(params)), method == MCPMethod.toolsCall {
-            span.set("gen_ai.tool.name", tool)
-        }
-        if let link {
-            span.set("yrden.transport", link.transportName)
-            if let version = link.handshake?.protocolVersion { span.set("mcp.protocol.version", version) }
+        span.setMCP { attributes in
+            attributes.method = method
+            attributes.server = server
+            if method == MCPMethod.toolsCall { attributes.toolName = target }
+            if let link {
+                attributes.transport = link.transportName
+                attributes.protocolVersion = link.handshake?.protocolVersion
+            }
         }
         return span
     }
@@ -120,9 +133,9 @@ enum RequestSpans {
     static func end(_ span: consuming TraceSpan, _ tracer: Tracer, answer: Result<JSONValue, JSONRPCError>) {
         switch answer {
         case .success:
-            span.set("yrden.outcome", "ok")
+            span.setMCP { $0.outcome = "ok" }
         case .failure(let error):
-            span.set("yrden.outcome", "error")
+            span.setMCP { $0.outcome = "error" }
             span.fail(String(error.code), message: error.message)
         }
         tracer.end(span)
@@ -131,7 +144,7 @@ enum RequestSpans {
     /// Ends a CLIENT span whose request failed in the transport.
     static func end(_ span: consuming TraceSpan, _ tracer: Tracer, failure: UpstreamError.Kind) {
         let outcome = outcome(of: failure)
-        span.set("yrden.outcome", outcome)
+        span.setMCP { $0.outcome = outcome }
         span.fail(outcome == "error" ? failure.rawValue : outcome)
         tracer.end(span)
     }

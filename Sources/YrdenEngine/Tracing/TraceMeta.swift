@@ -1,5 +1,6 @@
 import YrdenProtocol
 import YrdenTelemetry
+import YrdenTransport
 
 /// W3C trace context in a JSON-RPC message's `params._meta` (SEP-414): read from a client's request, written
 /// on the request sent upstream in place of the client's own.
@@ -13,6 +14,28 @@ enum TraceMeta {
         return SpanContext(traceparent: parent, tracestate: meta[tracestate]?.stringValue)
     }
 
+    /// Stamps a request going upstream with `span`'s context: `params._meta.traceparent` (and `tracestate`, or
+    /// none), replacing whatever the client sent there, and the same as W3C headers (an HTTP upstream sends
+    /// them; the others ignore them). The `traceparent` is formatted once for both.
+    static func stamp(_ params: inout JSONObject, _ options: inout RequestOptions, with span: SpanContext) {
+        let parent = span.traceparent
+        var meta = params["_meta"]?.objectValue ?? [:]
+        meta[traceparent] = .string(parent)
+        meta[tracestate] = span.traceState.map { .string($0) }
+        params["_meta"] = .object(meta)
+        if options.headers.contains(where: { isTraceHeader($0.name) }) {
+            options.headers.removeAll { isTraceHeader($0.name) }
+        }
+        options.headers.append((name: traceparent, value: parent))
+        if let state = span.traceState { options.headers.append((name: tracestate, value: state)) }
+    }
+
+    /// Whether a header is one of W3C trace context's (names compared without case, as HTTP has them).
+    private static func isTraceHeader(_ name: String) -> Bool {
+        let lowercased = name.lowercased()
+        return lowercased == traceparent || lowercased == tracestate
+    }
+
     /// `params` with `_meta.traceparent` naming `span` (and its `tracestate`, or none), replacing whatever the
     /// client sent there.
     static func stamping(_ params: JSONObject, with span: SpanContext) -> JSONObject {
@@ -24,19 +47,15 @@ enum TraceMeta {
         return params
     }
 
-    /// The headers an HTTP upstream gets for `span`: `traceparent`, and `tracestate` when there is one.
-    static func headers(for span: SpanContext) -> [(name: String, value: String)] {
-        var headers = [(name: "traceparent", value: span.traceparent)]
-        if let state = span.traceState { headers.append((name: "tracestate", value: state)) }
-        return headers
-    }
-
     /// `headers` with any `traceparent`/`tracestate` replaced by those of `span`.
     static func replacingHeaders(
         _ headers: [(name: String, value: String)],
         for span: SpanContext
     ) -> [(name: String, value: String)] {
-        headers.filter { ![traceparent, tracestate].contains($0.name.lowercased()) } + Self.headers(for: span)
+        var headers = headers.filter { !isTraceHeader($0.name) }
+        headers.append((name: traceparent, value: span.traceparent))
+        if let state = span.traceState { headers.append((name: tracestate, value: state)) }
+        return headers
     }
 
     /// `message` with the HTTP request's `traceparent`/`tracestate` put in its `_meta` when it carries none
