@@ -1000,6 +1000,28 @@ async def test_a_users_oauth_refresh_is_a_span_of_their_call(oauth_server, gatew
     assert call.name == "tools/call tasks__whoami", call
 
 
+async def test_a_servers_own_requests_at_an_added_connection_are_children_of_the_change(traced, receiver):
+    """An operator adds a server: its handshake and list reads are children of the ``config.change`` span."""
+    server_id = f"joined{secrets.token_hex(3)}"
+    body = {"id": server_id, "config": traced_entry(receiver.url, LEGACY_VERSION)}
+    async with httpx2.AsyncClient(timeout=30, headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}) as http:
+        added = await http.post(f"{traced.base}/api/v1/servers", json=body)
+        assert added.status_code in (200, 201), added.text
+        try:
+            (change,) = await receiver.wait_for(
+                lambda s: s.name == "config.change" and s.attributes.get("yrden.server") == server_id,
+                what="the add span",
+            )
+            for name in ("initialize", "tools/list"):
+                (span,) = await receiver.wait_for(
+                    lambda s, name=name: s.name == name and s.attributes.get("yrden.server") == server_id,
+                    what=f"the added server's {name}",
+                )
+                assert span.trace_id == change.trace_id and span.parent_span_id == change.span_id, (span, change)
+        finally:
+            await http.delete(f"{traced.base}/api/v1/servers/{server_id}")
+
+
 BAD_TELEMETRY = {
     "ratio above 1": ({"sampleRatio": 1.5}, "telemetry.sampleRatio"),
     "ratio not a number": ({"sampleRatio": "all"}, "telemetry.sampleRatio"),

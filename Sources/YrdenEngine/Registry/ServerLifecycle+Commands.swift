@@ -38,7 +38,7 @@ extension ServerLifecycle {
         }
         guard added else { throw .duplicateServer(spec.id) }
         log.append("server \(spec.id) added", event: "config", metadata: ["server": spec.id])
-        if !spec.disabled { await startConnection(spec) }
+        if !spec.disabled { await startConnection(spec, cause: span?.context) }
     }
 
     /// Replaces a server's spec. The server is restarted only when the spec differs; `restarted` says whether
@@ -59,7 +59,7 @@ extension ServerLifecycle {
             snapshot.links[spec.id] = ServerLink(spec: spec, previous: previous)
         }
         log.append("server \(spec.id) reconfigured", event: "config", metadata: ["server": spec.id])
-        if !spec.disabled { await startConnection(spec) }
+        if !spec.disabled { await startConnection(spec, cause: span?.context) }
         return (true, late.isEmpty)
     }
 
@@ -198,7 +198,7 @@ extension ServerLifecycle {
         for spec in added {
             log.append("server \(spec.id) added", event: "config", metadata: ["server": spec.id])
         }
-        await startConnections((restarting + added).filter { !$0.disabled })
+        await startConnections((restarting + added).filter { !$0.disabled }, cause: span?.context)
         return changes
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import YrdenConfig
+import YrdenTelemetry
 import YrdenTransport
 
 /// The owners an upstream's connection reports to: the registry (its link, its log ring), dispatch (what it
@@ -49,14 +50,15 @@ package final class ServerLifecycle: Sendable {
     }
 
     /// Makes a new connection own `spec`'s link and hands it to the run; it opens nothing before the
-    /// server's previous connection, if one is still stopping, has finished.
-    func startConnection(_ spec: ServerSpec) async {
-        await startConnections([spec])
+    /// server's previous connection, if one is still stopping, has finished. `cause`: the operator's change
+    /// that started it (its `config.change` span), parent of the first attempt's own requests' spans.
+    func startConnection(_ spec: ServerSpec, cause: SpanContext? = nil) async {
+        await startConnections([spec], cause: cause)
     }
 
-    /// ``startConnection(_:)`` for many servers, their links claimed in one change (200 servers at startup
-    /// rebuild the aggregate once, not 200 times).
-    func startConnections(_ specs: [ServerSpec]) async {
+    /// ``startConnection(_:cause:)`` for many servers, their links claimed in one change (200 servers at
+    /// startup rebuild the aggregate once, not 200 times).
+    func startConnections(_ specs: [ServerSpec], cause: SpanContext? = nil) async {
         let owners = specs.map { _ in connections.newOwner() }
         let owned = await registry.update { snapshot -> [Bool] in
             zip(specs, owners).map { spec, owner in
@@ -74,7 +76,8 @@ package final class ServerLifecycle: Sendable {
                     owners: self.owners,
                     logger: logger,
                     owner: owner,
-                    previous: connections.stillStopping(spec.id)
+                    previous: connections.stillStopping(spec.id),
+                    cause: cause
                 )
             )
         }

@@ -4,27 +4,40 @@ import YrdenTransport
 
 /// The CLIENT spans of the requests the gateway makes of a server of its own accord (its handshake, the list
 /// reads at connect and after a change, the liveness pings): each is a trace of its own, since no client's
-/// request caused it, attributed as a forwarded request's upstream span is (see ``RequestSpans``).
+/// request caused it, or a child of the operator's change that started the connection; attributed as a
+/// forwarded request's upstream span is (see ``RequestSpans``).
 struct OwnRequestSpans: Sendable {
+    /// The `config.change` span of the operator's change whose connection attempt runs in this task, if any.
+    @TaskLocal static var cause: SpanContext?
+
     let tracer: Tracer
     let server: String
     /// `yrden.transport`: `stdio`, `http`, `sse` or `websocket`.
     let transport: String
     /// `mcp.protocol.version` once the handshake agreed on one.
     var protocolVersion: String?
+    /// The span the requests are children of; `nil`: each is a trace of its own.
+    var parent: SpanContext?
 
     /// Spans of server `server`'s own requests, or `nil` with tracing off.
-    init?(_ tracer: Tracer?, server: String, transport: String, protocolVersion: String? = nil) {
+    init?(
+        _ tracer: Tracer?,
+        server: String,
+        transport: String,
+        protocolVersion: String? = nil,
+        parent: SpanContext? = nil
+    ) {
         guard let tracer else { return nil }
         self.tracer = tracer
         self.server = server
         self.transport = transport
         self.protocolVersion = protocolVersion
+        self.parent = parent
     }
 
     /// Starts the span of one `method` request (named as the method: these have no target).
     func start(_ method: String) -> TraceSpan {
-        var span = tracer.start(method, kind: .client, parent: nil)
+        var span = tracer.start(method, kind: .client, parent: parent)
         guard span.isRecording else { return span }
         span.set("mcp.method.name", method)
         span.set("yrden.server", server)

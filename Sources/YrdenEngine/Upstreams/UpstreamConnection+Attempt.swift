@@ -13,7 +13,7 @@ extension UpstreamConnection {
     /// One attempt's life: its end is reported as a failure, unless the attempt was closed (cancelled), in
     /// which case nobody is listening for it. Whatever it opened is closed before it returns.
     func connectAndServe(attempt: Int) async {
-        let error = await session()
+        let error = await OwnRequestSpans.$cause.withValue(attempt == 1 ? cause : nil) { await session() }
         guard !Task.isCancelled else { return }
         // A config failure quotes the reference as written, which holds no value: nothing to hide in it.
         inbox.report(.failed(error.kind == .config ? error : ServerSecrets(spec).scrub(error), at: time.now))
@@ -139,6 +139,7 @@ extension UpstreamConnection {
             }
         }
         let catalog = try await loader.loadAll()
+        loader.spans?.parent = nil  // what follows (refreshes, pings) is no operator's change
         let pinned = owners.pinning.pinTools(of: spec.id, catalog)
         inbox.report(
             .connected(

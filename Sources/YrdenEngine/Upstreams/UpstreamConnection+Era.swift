@@ -107,14 +107,16 @@ extension UpstreamConnection {
         return try await spans.traced(MCPMethod.serverDiscover, exchange)
     }
 
-    /// The spans of the gateway's own requests to the server (`nil` with tracing off), naming the era agreed.
+    /// The spans of the gateway's own requests to the server (`nil` with tracing off), naming the era agreed;
+    /// children of the operator's change that started the attempt, if one did.
     func ownRequestSpans(protocolVersion: String? = nil) -> OwnRequestSpans? {
         let transport = owners.registry.snapshot.links[spec.id]?.transportName ?? spec.transport.kindName
         return OwnRequestSpans(
             owners.dispatcher.tracer,
             server: spec.id,
             transport: transport,
-            protocolVersion: protocolVersion
+            protocolVersion: protocolVersion,
+            parent: OwnRequestSpans.cause
         )
     }
 

@@ -1,6 +1,7 @@
 import Logging
 import YrdenConfig
 import YrdenProtocol
+import YrdenTelemetry
 import YrdenTransport
 
 /// What a connected attempt hands its connection to publish, all at once with the `connected` state.
@@ -29,6 +30,9 @@ struct UpstreamConnection: Sendable {
     /// The previous connection of the same server: nothing is opened before it has finished, so two runs
     /// of one server (two child processes) never overlap.
     let previous: Completion?
+    /// The operator's change that started this connection (its `config.change` span): the first attempt's
+    /// handshake and lists are its children; later attempts are traces of their own.
+    var cause: SpanContext?
     let inbox = ConnectionInbox()
     /// Signalled when ``run()`` has returned: everything this connection opened has been closed.
     let finished = Completion()
