@@ -95,9 +95,19 @@ async def test_enforce_withholds_a_changed_tool_until_an_operator_approves_it(ga
             assert await alone.tool_names() == {"rewrite_description"}
 
         seen = len(session.notifications)
-        approved = api(gw.base, "POST", "/servers/shift/tools/lookup/approve", json={"digest": pin["change"]["digest"]})
-        assert approved.status_code == 200, approved.text
-        assert (approved.json()["state"], approved.json()["digest"]) == ("pinned", pin["change"]["digest"])
+        async with harness.admin_events(gw) as events:
+            approved = api(
+                gw.base, "POST", "/servers/shift/tools/lookup/approve", json={"digest": pin["change"]["digest"]}
+            )
+            assert approved.status_code == 200, approved.text
+            assert (approved.json()["state"], approved.json()["digest"]) == ("pinned", pin["change"]["digest"])
+            # openapi.yaml promises operators who follow the event stream a `tool.approved` event.
+            await events.wait_for(
+                lambda name, data: name == "tool.approved"
+                and (data["server"], data["tool"], data["digest"]) == ("shift", "lookup", pin["change"]["digest"]),
+                timeout=15,
+                what="tool.approved event",
+            )
         await session.wait_for_notification("notifications/tools/list_changed", timeout=15, after=seen)
         await until_listed(session, True)
         assert (await session.tool("shift__lookup")).description == HOSTILE

@@ -106,7 +106,7 @@ package final class ToolPinning: Sendable {
         defer { pins.approvalAnswered() }
         let outcome = await round.outcome(by: time.now + Self.approvalSaveDeadline, time: time)
         // After the round, so whoever follows the event finds the tool served already.
-        report([change])
+        events.publish(report([change]))
         switch outcome {
         case .saved:
             return change
