@@ -22,9 +22,10 @@ package struct WebSocketKeepAlive {
         tick: @escaping (Handler, ChannelHandlerContext) -> Void
     ) {
         lastHeard = context.eventLoop.now
-        let loopBound = NIOLoopBound((handler, context), eventLoop: context.eventLoop)
+        // The tick is no more Sendable than the handler: all three stay bound to the loop they run on.
+        let loopBound = NIOLoopBound((handler, context, tick), eventLoop: context.eventLoop)
         task = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            let (handler, context) = loopBound.value
+            let (handler, context, tick) = loopBound.value
             tick(handler, context)
         }
     }
