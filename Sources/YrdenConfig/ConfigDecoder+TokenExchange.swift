@@ -2,19 +2,10 @@
 /// "resource"?, "scopes"?}`: each caller's token is exchanged (RFC 8693) for one the server accepts.
 extension ConfigDecoder {
     func decodeTokenExchange(_ object: ObjectReader) -> TokenExchangeSpec? {
-        guard let endpointField = object["tokenEndpoint"] else {
-            object.report(
-                "\"tokenExchange\" has no \"tokenEndpoint\"",
-                fix: "add the URL of the authorization server's token endpoint that exchanges tokens"
-            )
-            return nil
-        }
-        guard let endpoint = endpointField.nonEmptyString("tokenEndpoint") else { return nil }
-        if let finding = ConfigRules.checkHTTPURL(endpoint, shown: endpointField.writtenString) {
-            endpointField.report(finding.message, fix: finding.fix)
-            return nil
-        }
-        var spec = TokenExchangeSpec(tokenEndpoint: endpoint)
+        // Every field is judged even when the endpoint is not usable: an unresolved `${VAR}` in it fails only
+        // this server, and must not hide a mistake elsewhere in the object, which fails the file.
+        let endpoint = decodeTokenEndpoint(object)
+        var spec = TokenExchangeSpec(tokenEndpoint: endpoint ?? "")
         spec.clientId = object["clientId"]?.nonEmptyString("clientId")
         spec.clientSecret = object["clientSecret"]?.nonEmptyString("clientSecret")
         if spec.clientSecret != nil, !object.contains("clientId") {
@@ -32,6 +23,24 @@ extension ConfigDecoder {
             }
         }
         spec.scopes = decodeScopes(object)
-        return spec
+        return endpoint == nil ? nil : spec
+    }
+
+    /// The exchange's token endpoint: an http(s) URL, or `nil` with the problem reported (or the reference
+    /// that could not be resolved recorded).
+    private func decodeTokenEndpoint(_ object: ObjectReader) -> String? {
+        guard let field = object["tokenEndpoint"] else {
+            object.report(
+                "\"tokenExchange\" has no \"tokenEndpoint\"",
+                fix: "add the URL of the authorization server's token endpoint that exchanges tokens"
+            )
+            return nil
+        }
+        guard let endpoint = field.nonEmptyString("tokenEndpoint") else { return nil }
+        if let finding = ConfigRules.checkHTTPURL(endpoint, shown: field.writtenString) {
+            field.report(finding.message, fix: finding.fix)
+            return nil
+        }
+        return endpoint
     }
 }

@@ -84,6 +84,16 @@ import Testing
         )
         #expect(oauthWithExchangeKey.map(\.path) == ["mcpServers.s.auth.tokenEndpoint"])
     }
+
+    /// An unset `${VAR}` in the endpoint fails only the server; the object's other mistakes still fail the
+    /// file (schemathesis found `clientId: -1034` accepted beside such an endpoint).
+    @Test func anUnresolvedEndpointHidesNoOtherMistake() {
+        let problems = Config.serverProblems(
+            #"{"url": "https://t.example/mcp", "auth": {"type": "tokenExchange", "#
+                + #""tokenEndpoint": "${YRDEN_TEST_SURELY_UNSET}/token", "clientId": -1}}"#
+        )
+        #expect(problems.map(\.path) == ["mcpServers.s.auth.clientId"])
+    }
 }
 
 /// `"perUser": true`: one sign-in per Yrden user.
