@@ -5,14 +5,15 @@
 /// The fields live in one copy-on-write box: a span is copied several times on its way to the queue, and a
 /// struct of sixteen fields retained each of its strings at every copy (3 % of a traced call's CPU, perf).
 package struct MCPSpanAttributes: Sendable, Equatable {
-    private final class Storage: @unchecked Sendable {  // mutated only when uniquely referenced (copy-on-write)
+    /// The fields themselves, compared and copied as one value.
+    private struct Fields: Equatable {
         var method: String?
         var sessionID: String?
         var protocolVersion: String?
         var requestNumber: Int64?
         var requestText: String?
         var toolName: String?
-        var executesTool: Bool = false
+        var executesTool = false
         var resourceURI: String?
         var networkTransport: String?
         var profile: String?
@@ -22,29 +23,12 @@ package struct MCPSpanAttributes: Sendable, Equatable {
         var outcome: String?
         var errorType: String?
         var change: String?
+    }
 
-        init() {}
+    private final class Storage: @unchecked Sendable {  // mutated only when uniquely referenced (copy-on-write)
+        var fields: Fields
 
-        func copy() -> Storage {
-            let copy = Storage()
-            copy.method = method
-            copy.sessionID = sessionID
-            copy.protocolVersion = protocolVersion
-            copy.requestNumber = requestNumber
-            copy.requestText = requestText
-            copy.toolName = toolName
-            copy.executesTool = executesTool
-            copy.resourceURI = resourceURI
-            copy.networkTransport = networkTransport
-            copy.profile = profile
-            copy.server = server
-            copy.upstreamName = upstreamName
-            copy.transport = transport
-            copy.outcome = outcome
-            copy.errorType = errorType
-            copy.change = change
-            return copy
-        }
+        init(_ fields: Fields = Fields()) { self.fields = fields }
     }
 
     private var storage = Storage()
@@ -52,115 +36,108 @@ package struct MCPSpanAttributes: Sendable, Equatable {
     package init() {}
 
     private mutating func unique() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
         return storage
     }
 
     package static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.storage === rhs.storage
-            || (lhs.method == rhs.method && lhs.sessionID == rhs.sessionID && lhs.protocolVersion == rhs.protocolVersion
-                && lhs.requestNumber == rhs.requestNumber && lhs.requestText == rhs.requestText
-                && lhs.toolName == rhs.toolName && lhs.executesTool == rhs.executesTool
-                && lhs.resourceURI == rhs.resourceURI
-                && lhs.networkTransport == rhs.networkTransport && lhs.profile == rhs.profile
-                && lhs.server == rhs.server && lhs.upstreamName == rhs.upstreamName && lhs.transport == rhs.transport
-                && lhs.outcome == rhs.outcome && lhs.errorType == rhs.errorType && lhs.change == rhs.change)
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
     }
 
     /// `mcp.method.name`
     package var method: String? {
-        get { storage.method }
-        set { unique().method = newValue }
+        get { storage.fields.method }
+        set { unique().fields.method = newValue }
     }
 
     /// `mcp.session.id`
     package var sessionID: String? {
-        get { storage.sessionID }
-        set { unique().sessionID = newValue }
+        get { storage.fields.sessionID }
+        set { unique().fields.sessionID = newValue }
     }
 
     /// `mcp.protocol.version`
     package var protocolVersion: String? {
-        get { storage.protocolVersion }
-        set { unique().protocolVersion = newValue }
+        get { storage.fields.protocolVersion }
+        set { unique().fields.protocolVersion = newValue }
     }
 
     /// `jsonrpc.request.id` of a numeric id (sent as its decimal string, as the conventions have it).
     package var requestNumber: Int64? {
-        get { storage.requestNumber }
-        set { unique().requestNumber = newValue }
+        get { storage.fields.requestNumber }
+        set { unique().fields.requestNumber = newValue }
     }
 
     /// `jsonrpc.request.id` of a string id.
     package var requestText: String? {
-        get { storage.requestText }
-        set { unique().requestText = newValue }
+        get { storage.fields.requestText }
+        set { unique().fields.requestText = newValue }
     }
 
     /// `gen_ai.tool.name`
     package var toolName: String? {
-        get { storage.toolName }
-        set { unique().toolName = newValue }
+        get { storage.fields.toolName }
+        set { unique().fields.toolName = newValue }
     }
 
     /// `gen_ai.operation.name` = `execute_tool` (a `tools/call` request).
     package var executesTool: Bool {
-        get { storage.executesTool }
-        set { unique().executesTool = newValue }
+        get { storage.fields.executesTool }
+        set { unique().fields.executesTool = newValue }
     }
 
     /// `mcp.resource.uri`
     package var resourceURI: String? {
-        get { storage.resourceURI }
-        set { unique().resourceURI = newValue }
+        get { storage.fields.resourceURI }
+        set { unique().fields.resourceURI = newValue }
     }
 
     /// `network.transport`
     package var networkTransport: String? {
-        get { storage.networkTransport }
-        set { unique().networkTransport = newValue }
+        get { storage.fields.networkTransport }
+        set { unique().fields.networkTransport = newValue }
     }
 
     /// `yrden.profile`
     package var profile: String? {
-        get { storage.profile }
-        set { unique().profile = newValue }
+        get { storage.fields.profile }
+        set { unique().fields.profile = newValue }
     }
 
     /// `yrden.server`
     package var server: String? {
-        get { storage.server }
-        set { unique().server = newValue }
+        get { storage.fields.server }
+        set { unique().fields.server = newValue }
     }
 
     /// `yrden.tool.upstream_name`
     package var upstreamName: String? {
-        get { storage.upstreamName }
-        set { unique().upstreamName = newValue }
+        get { storage.fields.upstreamName }
+        set { unique().fields.upstreamName = newValue }
     }
 
     /// `yrden.transport`
     package var transport: String? {
-        get { storage.transport }
-        set { unique().transport = newValue }
+        get { storage.fields.transport }
+        set { unique().fields.transport = newValue }
     }
 
     /// `yrden.outcome`
     package var outcome: String? {
-        get { storage.outcome }
-        set { unique().outcome = newValue }
+        get { storage.fields.outcome }
+        set { unique().fields.outcome = newValue }
     }
 
     /// `error.type`
     package var errorType: String? {
-        get { storage.errorType }
-        set { unique().errorType = newValue }
+        get { storage.fields.errorType }
+        set { unique().fields.errorType = newValue }
     }
 
     /// `yrden.change`
     package var change: String? {
-        get { storage.change }
-        set { unique().change = newValue }
+        get { storage.fields.change }
+        set { unique().fields.change = newValue }
     }
 
     /// Each set field as its attribute, in a fixed order: for the exporter, and for tests to read.
