@@ -130,7 +130,7 @@ extension Dispatcher {
         }
         if let tracer, var span = refresh {
             let signInNeeded = if case .signInNeeded = outcome { true } else { false }
-            span.set("yrden.outcome", signInNeeded ? "sign_in_needed" : "ok")
+            span.setMCP { $0.outcome = signInNeeded ? "sign_in_needed" : "ok" }
             tracer.end(span)
         }
         switch outcome {

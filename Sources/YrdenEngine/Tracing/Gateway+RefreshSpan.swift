@@ -13,7 +13,7 @@ extension Gateway {
         let started = RequestSpans.oauthRefresh(tracer, parent: nil, server)
         return { outcome, errorType, message in
             var span = started
-            span.set("yrden.outcome", outcome)
+            span.setMCP { $0.outcome = outcome }
             if let errorType { span.fail(errorType, message: message) }
             tracer.end(span)
         }

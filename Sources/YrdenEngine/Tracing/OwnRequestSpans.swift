@@ -39,10 +39,12 @@ struct OwnRequestSpans: Sendable {
     func start(_ method: String) -> TraceSpan {
         var span = tracer.start(method, kind: .client, parent: parent)
         guard span.isRecording else { return span }
-        span.set("mcp.method.name", method)
-        span.set("yrden.server", server)
-        span.set("yrden.transport", transport)
-        if let protocolVersion { span.set("mcp.protocol.version", protocolVersion) }
+        span.setMCP { attributes in
+            attributes.method = method
+            attributes.server = server
+            attributes.transport = transport
+            attributes.protocolVersion = protocolVersion
+        }
         return span
     }
 
@@ -70,7 +72,7 @@ struct OwnRequestSpans: Sendable {
         do throws(UpstreamError) {
             let value = try await request()
             var ended = span
-            ended.set("yrden.outcome", "ok")
+            ended.setMCP { $0.outcome = "ok" }
             tracer.end(ended)
             return value
         } catch {
